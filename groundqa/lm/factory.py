@@ -1,0 +1,69 @@
+"""Build the configured LM: the embedded default or any LiteLLM model string."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import dspy
+
+from groundqa.config import Settings
+from groundqa.lm.errors import LMBackendError
+
+EMBEDDED = "embedded"
+# Providers reached without an API key (local servers).
+_KEYLESS_PROVIDERS = {"ollama", "ollama_chat", "lm_studio", "llamafile", "vllm", "hosted_vllm", "openai_like"}
+
+
+def check_model_string(model: str, api_base: str | None = None) -> str:
+    """Validate a LiteLLM model string; return its provider. Raises :class:`LMBackendError`
+    naming the problem (unknown provider, missing key) — never the key itself."""
+    if "/" not in model:
+        raise LMBackendError(
+            f"unknown --lm {model!r}: use 'embedded' or a LiteLLM model string such as "
+            "'openai/gpt-4o-mini' or 'ollama_chat/llama3.2'"
+        )
+    try:
+        import litellm
+
+        _, provider, _, _ = litellm.get_llm_provider(model=model, api_base=api_base)
+    except Exception as exc:
+        raise LMBackendError(f"unknown --lm {model!r}: LiteLLM does not know this provider") from exc
+    if api_base is None and provider not in _KEYLESS_PROVIDERS:
+        try:
+            missing = litellm.validate_environment(model=model).get("missing_keys") or []
+        except Exception:  # some providers cannot be checked up front; let the first call tell
+            missing = []
+        if missing:
+            raise LMBackendError(
+                f"--lm {model!r} needs {', '.join(missing)} in the environment (not set)"
+            )
+    return str(provider)
+
+
+def build_lm(settings: Settings, **overrides: Any) -> dspy.LM:
+    """The LM named by ``settings.lm`` (flag > env > config file), configured from ``settings``."""
+    model = overrides.pop("lm", None) or settings.lm
+    temperature = overrides.pop("temperature", settings.temperature)
+    max_tokens = overrides.pop("max_tokens", settings.max_tokens)
+    cache = overrides.pop("cache", settings.cache)
+    if model == EMBEDDED:
+        from groundqa.lm.embedded import EmbeddedLM
+
+        return EmbeddedLM(
+            cache_dir=Path(settings.cache_dir) / "models", temperature=temperature, max_tokens=max_tokens,
+            n_ctx=settings.n_ctx, n_threads=settings.lm_threads, cache=cache, **overrides,
+        )
+    check_model_string(model, settings.api_base)
+    kwargs: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens, "cache": cache, "num_retries": 0}
+    if settings.api_base:
+        kwargs["api_base"] = settings.api_base
+    return dspy.LM(model, **kwargs, **overrides)
+
+
+def configure_dspy_cache(settings: Settings) -> None:
+    """Keep DSPy's LM cache under the project home (``<home>/cache/dspy``)."""
+    directory = Path(settings.cache_dir) / "dspy"
+    directory.mkdir(parents=True, exist_ok=True)
+    dspy.configure_cache(enable_disk_cache=settings.cache, enable_memory_cache=settings.cache,
+                         disk_cache_dir=str(directory))

@@ -1,0 +1,216 @@
+"""The Chroma corpus store: idempotent ingestion and dense retrieval with the packaged MiniLM.
+
+Persistent by default (``<home>/chroma``); a Chroma server is used when ``chroma_url`` is set.
+Chunk ids derive from document id + content, so re-ingesting is an idempotent upsert and a changed
+document replaces its old chunks. Every change bumps the collection's ``index_version`` (used to
+invalidate retrieval caches).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from groundqa.datasets.loaders import Document, LoadError
+from groundqa.signatures.types import Passage
+from groundqa.store.chunking import Chunk, chunk_text
+from groundqa.store.embeddings import Embedder, get_embedder
+
+_VERSION_KEY = "groundqa_index_version"
+_MODEL_KEY = "groundqa_embedding_model"
+_UPSERT_BATCH = 256
+
+
+class StoreError(RuntimeError):
+    """The vector store cannot be opened or queried; the message says why."""
+
+
+@dataclass
+class IngestReport:
+    """What one ingestion did."""
+
+    documents: int = 0
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    chunks_unchanged: int = 0
+    chunks_total: int = 0
+    index_version: int = 0
+    seconds: float = 0.0
+    errors: list[LoadError] = field(default_factory=list)
+
+    @property
+    def chunks_per_second(self) -> float:
+        return self.chunks_added / self.seconds if self.seconds > 0 else 0.0
+
+
+def _scalar_metadata(values: dict[str, Any]) -> dict[str, str | int | float | bool]:
+    flat: dict[str, str | int | float | bool] = {}
+    for key, value in values.items():
+        if value is None:
+            continue
+        flat[key] = value if isinstance(value, (str, int, float, bool)) else json.dumps(value, ensure_ascii=False)
+    return flat
+
+
+def open_client(path: Path | None = None, url: str | None = None) -> Any:
+    """A Chroma client: HTTP when ``url`` is given, else persistent at ``path``. Telemetry is off."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    settings = ChromaSettings(anonymized_telemetry=False)
+    try:
+        if url:
+            parsed = urlparse(url if "://" in url else f"http://{url}")
+            return chromadb.HttpClient(
+                host=parsed.hostname or "localhost", port=parsed.port or 8000,
+                ssl=parsed.scheme == "https", settings=settings,
+            )
+        if path is None:
+            raise StoreError("a persistent Chroma store needs a path")
+        path.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(path), settings=settings)
+    except StoreError:
+        raise
+    except Exception as exc:  # chromadb raises many types; one clear message for all
+        where = url or str(path)
+        raise StoreError(f"cannot open the Chroma store at {where}: {exc}") from exc
+
+
+class CorpusStore:
+    """One Chroma collection of chunks with their document id, title and position."""
+
+    def __init__(
+        self,
+        path: Path | None = None,
+        collection: str = "groundqa",
+        url: str | None = None,
+        embedder: Embedder | None = None,
+        client: Any = None,
+    ) -> None:
+        self.client = client or open_client(path, url)
+        self.collection_name = collection
+        self._embedder = embedder
+        self.collection = self.client.get_or_create_collection(
+            name=collection,
+            embedding_function=None,
+            configuration={"hnsw": {"space": "cosine"}},
+            metadata={_MODEL_KEY: "all-MiniLM-L6-v2", _VERSION_KEY: 0},
+        )
+
+    # -- properties ------------------------------------------------------------------------
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = get_embedder()
+        return self._embedder
+
+    @property
+    def embedding_model(self) -> str:
+        return str((self.collection.metadata or {}).get(_MODEL_KEY, "all-MiniLM-L6-v2"))
+
+    @property
+    def index_version(self) -> int:
+        return int((self.collection.metadata or {}).get(_VERSION_KEY, 0))
+
+    def count(self) -> int:
+        return int(self.collection.count())
+
+    # -- ingestion -------------------------------------------------------------------------
+    def _bump_version(self) -> int:
+        metadata = dict(self.collection.metadata or {})
+        metadata[_VERSION_KEY] = int(metadata.get(_VERSION_KEY, 0)) + 1
+        self.collection.modify(metadata=metadata)
+        return metadata[_VERSION_KEY]
+
+    def ingest(
+        self,
+        documents: Iterable[Document],
+        chunk_size: int = 600,
+        chunk_overlap: int = 120,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> IngestReport:
+        """Upsert ``documents``: new chunks are embedded and added, stale chunks of a changed
+        document are removed, unchanged chunks are left alone."""
+        import time
+
+        started = time.perf_counter()
+        report = IngestReport()
+        pending: list[tuple[Chunk, Document]] = []
+        stale: list[str] = []
+        docs = list(documents)
+        for doc in docs:
+            chunks = chunk_text(doc.id, doc.text, chunk_size, chunk_overlap)
+            existing = set(self.collection.get(where={"doc_id": doc.id}, include=[])["ids"])
+            wanted = {c.chunk_id for c in chunks}
+            stale.extend(sorted(existing - wanted))
+            report.chunks_unchanged += len(existing & wanted)
+            pending.extend((c, doc) for c in chunks if c.chunk_id not in existing)
+            report.documents += 1
+        done = 0
+        for start in range(0, len(pending), _UPSERT_BATCH):
+            batch = pending[start : start + _UPSERT_BATCH]
+            vectors = self.embedder.embed([f"{doc.title}\n{c.text}" if doc.title else c.text for c, doc in batch])
+            self.collection.upsert(
+                ids=[c.chunk_id for c, _ in batch],
+                embeddings=vectors,
+                documents=[c.text for c, _ in batch],
+                metadatas=[
+                    _scalar_metadata({**doc.metadata, "doc_id": doc.id, "title": doc.title, "position": c.position})
+                    for c, doc in batch
+                ],
+            )
+            done += len(batch)
+            if progress:
+                progress(done, len(pending))
+        if stale:
+            self.collection.delete(ids=stale)
+        report.chunks_added = len(pending)
+        report.chunks_removed = len(stale)
+        report.index_version = self._bump_version() if (pending or stale) else self.index_version
+        report.chunks_total = self.count()
+        report.seconds = time.perf_counter() - started
+        return report
+
+    # -- retrieval -------------------------------------------------------------------------
+    def query(self, text: str, k: int = 4, where: dict[str, Any] | None = None) -> list[Passage]:
+        """The ``k`` chunks most similar to ``text`` (score = cosine similarity, best first)."""
+        if k <= 0:
+            return []
+        return self.query_vector(self.embedder.embed_one(text), k, where)
+
+    def query_vector(self, vector: list[float], k: int, where: dict[str, Any] | None = None) -> list[Passage]:
+        total = self.count()
+        if total == 0:
+            return []
+        result = self.collection.query(
+            query_embeddings=[vector], n_results=min(k, total), where=where,
+            include=["documents", "metadatas", "distances"],
+        )
+        passages: list[Passage] = []
+        for cid, text, meta, dist in zip(
+            result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0], strict=True
+        ):
+            meta = dict(meta or {})
+            passages.append(
+                Passage(
+                    chunk_id=cid, doc_id=str(meta.pop("doc_id", "")), title=str(meta.pop("title", "")),
+                    text=text or "", score=round(1.0 - float(dist), 6), metadata=meta,
+                )
+            )
+        return passages
+
+    def get(self, chunk_ids: list[str]) -> list[Passage]:
+        """Chunks by id, in the order asked (missing ids are skipped)."""
+        if not chunk_ids:
+            return []
+        found = self.collection.get(ids=chunk_ids, include=["documents", "metadatas"])
+        by_id = {
+            cid: Passage(chunk_id=cid, doc_id=str((m or {}).get("doc_id", "")), title=str((m or {}).get("title", "")),
+                         text=t or "", metadata=dict(m or {}))
+            for cid, t, m in zip(found["ids"], found["documents"], found["metadatas"], strict=True)
+        }
+        return [by_id[c] for c in chunk_ids if c in by_id]

@@ -1,0 +1,64 @@
+"""Text utilities shared by chunking, synthesis and the metrics: one sentence splitter for all."""
+
+from __future__ import annotations
+
+import re
+
+# A sentence ends at . ! or ? (optionally followed by closing quotes/brackets and
+# citation marks such as "[1][2]") when whitespace and an upper-case letter, digit,
+# quote or bracket follow. Newline pairs (paragraphs) and list bullets also split.
+_ABBREVIATIONS = {
+    "mr", "mrs", "ms", "dr", "prof", "st", "vs", "etc", "e.g", "i.e", "inc", "ltd", "jr", "sr", "no", "fig",
+    "approx", "dept", "est", "mt", "ft",
+}
+_BOUNDARY = re.compile(r"""([.!?]["')\]]*(?:\s*\[\d+\])*)\s+(?=["'(\[]?[A-Z0-9])""")
+_CITATION = re.compile(r"\[(\d+)\]")
+_BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split ``text`` into sentences; citation marks stay with the sentence they close."""
+    sentences: list[str] = []
+    for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*\u2022]|\d+[.)]|\|)\s)", text.strip()):
+        block = " ".join(line.strip() for line in block.splitlines() if line.strip())
+        if not block:
+            continue
+        start = 0
+        for match in _BOUNDARY.finditer(block):
+            end = match.end(1)
+            word = re.findall(r"([A-Za-z.]+)\.$", block[start : match.start(1) + 1])
+            if word and word[-1].lower().rstrip(".") in _ABBREVIATIONS:
+                continue
+            piece = block[start:end].strip()
+            if piece:
+                sentences.append(piece)
+            start = match.end()
+        tail = block[start:].strip()
+        if tail:
+            sentences.append(tail)
+    return sentences
+
+
+def citation_numbers(sentence: str) -> list[int]:
+    """The ``[n]`` numbers in a sentence, in order of appearance, duplicates removed."""
+    seen: list[int] = []
+    for match in _CITATION.finditer(sentence):
+        n = int(match.group(1))
+        if n not in seen:
+            seen.append(n)
+    return seen
+
+
+def strip_citations(sentence: str) -> str:
+    """The sentence with citation marks and list bullets removed (ALCE's hypothesis)."""
+    text = _CITATION.sub("", sentence)
+    text = _BULLET.sub("", text)
+    return re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()
+
+
+def truncate(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    cut = text[: max(0, limit - 1)].rsplit(" ", 1)[0]
+    return cut + "\u2026"

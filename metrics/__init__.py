@@ -1,0 +1,1 @@
+"""Grounding metrics (ALCE citation recall/precision, faithfulness, correctness, abstention) and judges."""

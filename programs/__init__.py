@@ -1,0 +1,1 @@
+"""DSPy programs: retrieval, premise verification, cited synthesis and the GroundedQA pipeline."""
