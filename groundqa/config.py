@@ -33,6 +33,7 @@ class Settings(BaseModel):
     n_ctx: int = 4096
     lm_threads: int | None = None
     collection: str = "groundqa"
+    chroma_url: str | None = Field(default=None, description="a Chroma server (http://host:port); default: persistent")
     chunk_size: int = 600
     chunk_overlap: int = 120
     k: int = 4

@@ -62,3 +62,14 @@ def truncate(text: str, limit: int) -> str:
         return text
     cut = text[: max(0, limit - 1)].rsplit(" ", 1)[0]
     return cut + "\u2026"
+
+
+STOPWORDS = frozenset(
+    ["a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and", "or", "but", "if", "then", "than", "that", "this", "these", "those", "is", "are", "was", "were", "be", "been", "being", "do", "does", "did", "has", "have", "had", "what", "when", "where", "who", "whom", "whose", "which", "why", "how", "it", "its", "as", "into", "about", "over", "under", "after", "before", "during", "between", "ever", "any", "some", "all", "each", "every", "there", "their", "they", "he", "she", "his", "her", "him", "them", "we", "our", "you", "your", "i", "me", "my", "not", "no", "yes", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "also", "only", "just", "so", "very", "much", "many", "more", "most", "such", "same", "other"]
+)
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased word tokens of ``text`` without stop words (order kept, duplicates kept)."""
+    return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]

@@ -28,6 +28,7 @@ import dspy
 from dspy.lm15 import Message, Response, TextPart, Usage
 
 from groundqa.lm.errors import LMBackendError
+from groundqa.lm.streaming import TOKEN_SINK
 
 MODEL_ID = "embedded/gemma-3-270m-q4_k_m"
 END_MARKER = "[[ ## completed ## ]]"
@@ -178,7 +179,7 @@ class LlamaCppEngine:
         return text, len(tokens), completion_tokens, finish
 
     def complete(self, request: Any) -> Response:
-        text, prompt_tokens, completion_tokens, finish = self.run(request)
+        text, prompt_tokens, completion_tokens, finish = self.run(request, on_token=TOKEN_SINK.get())
         return Response(
             id=None, model=MODEL_ID, message=Message.assistant([TextPart(text)]), finish_reason=finish,
             usage=Usage(input_tokens=prompt_tokens, output_tokens=completion_tokens),

