@@ -1,0 +1,48 @@
+"""Shared fixtures: temporary project homes, a session-wide embedded LM, scripted LMs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dspy
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO_CORPUS = REPO / "datasets" / "demo" / "corpus.jsonl"
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh project home; GROUNDQA_* variables of the developer's shell do not leak in."""
+    for key in list(os.environ):
+        if key.startswith("GROUNDQA_"):
+            monkeypatch.delenv(key)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    return tmp_path / "home"
+
+
+@pytest.fixture(autouse=True)
+def _reset_dspy() -> None:
+    """Each test starts with no configured LM and DSPy's cache off (tests must not share answers)."""
+    dspy.configure(lm=None, adapter=None)
+    dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
+    yield
+    dspy.configure(lm=None, adapter=None)
+
+
+@pytest.fixture(scope="session")
+def embedded_lm(tmp_path_factory: pytest.TempPathFactory):
+    """The real embedded Gemma 3 270M, assembled once per session."""
+    from groundqa.lm.embedded import EmbeddedLM
+
+    return EmbeddedLM(cache_dir=tmp_path_factory.mktemp("models"), cache=False)
+
+
+@pytest.fixture
+def demo_corpus() -> Path:
+    return DEMO_CORPUS
