@@ -90,6 +90,8 @@ def read_text_file(path: Path) -> str:
     """Read a UTF-8 text file; raise ``ValueError`` naming the problem for binary/undecodable files."""
     try:
         raw = path.read_bytes()
+    except FileNotFoundError:
+        raise
     except OSError as exc:
         raise ValueError(f"cannot read file: {exc.strerror or exc}") from exc
     if b"\x00" in raw[:8192]:
