@@ -46,7 +46,6 @@ def _err(message: str) -> None:
 def ingest_path(settings: Settings, path: Path, chunk_size: int | None = None, chunk_overlap: int | None = None,
                 quiet: bool = False) -> Any:
     """Load and upsert a corpus; report problems per file/line; return the IngestReport."""
-    from groundqa.app import open_store
     from groundqa.datasets.loaders import load_corpus
 
     loaded = load_corpus(path)
@@ -54,12 +53,19 @@ def ingest_path(settings: Settings, path: Path, chunk_size: int | None = None, c
         print(f"groundqa: skipped {error}", file=sys.stderr)
     if not loaded.items:
         raise CLIError(f"nothing to ingest from {path}")
-    store = open_store(settings)
-    bar = _progress("embedding chunks", quiet)
-    report = store.ingest(loaded.items, chunk_size or settings.chunk_size, chunk_overlap or settings.chunk_overlap,
-                          progress=bar)
+    report = ingest_documents(settings, loaded.items, chunk_size, chunk_overlap, quiet)
     report.errors = loaded.errors
     return report
+
+
+def ingest_documents(settings: Settings, documents: list[Any], chunk_size: int | None = None,
+                     chunk_overlap: int | None = None, quiet: bool = False) -> Any:
+    """Upsert documents into the configured collection (idempotent); return the IngestReport."""
+    from groundqa.app import open_store
+
+    store = open_store(settings)
+    return store.ingest(documents, chunk_size or settings.chunk_size, chunk_overlap or settings.chunk_overlap,
+                        progress=_progress("embedding chunks", quiet))
 
 
 def _progress(label: str, quiet: bool) -> Any:

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import dspy
 from pydantic import BaseModel, Field
 
-from groundqa.contracts import ContractError
+from groundqa.contracts import ContractError, ContractReport, constrained
 from groundqa.runtime.run import Budgets, RunState, RunStopped, run_scope, stage_scope
 from groundqa.runtime.trace import ContractAttempt, Trace
 from groundqa.signatures.qa import SplitQuestion
@@ -104,8 +104,6 @@ class GroundedQA(dspy.Module):
             retriever, extractor=cfg.premise_extractor, judge=cfg.premise_judge, threshold=cfg.premise_threshold,
             evidence_floor=cfg.premise_floor, fail_mode=cfg.premise_fail_mode,
         )
-        from groundqa.contracts import constrained
-
         self.synthesize = constrained(
             CitedSynthesizer(judge=cfg.support_judge, reasoning=cfg.reasoning, support_threshold=cfg.support_threshold),
             max_attempts=cfg.max_attempts, policy="raise",
@@ -242,15 +240,19 @@ class GroundedQA(dspy.Module):
 
     @staticmethod
     def _record_attempts(state: RunState, outcome: Any) -> None:
-        report = getattr(outcome, "report", None) or getattr(outcome, "contract", None)
-        for attempt in getattr(report, "attempts", None) or getattr(outcome, "attempts", None) or []:
-            data = {"module": "synthesize", "attempt": int(getattr(attempt, "number", 0)),
-                    "outcome": str(getattr(attempt, "outcome", "")),
-                    "feedback": [str(f) for f in getattr(attempt, "feedback", []) or []],
-                    "latency_ms": float(getattr(attempt, "latency_ms", 0.0) or 0.0)}
+        """Put every synthesis attempt (number, feedback, outcome, latency) in the trace and the stream."""
+        report = _report_of(outcome)
+        for attempt in report.attempts if report is not None else []:
+            data = {"module": report.module, "attempt": attempt.number, "outcome": attempt.outcome,
+                    "feedback": [*attempt.feedback.values(), *attempt.messages],
+                    "latency_ms": round(attempt.latency_ms, 3)}
             if state.trace is not None:
                 state.trace.add(ContractAttempt, "att", **data)
             state.emit("attempt", **data)
+
+
+def _report_of(outcome: Any) -> ContractReport | None:
+    return outcome.report if isinstance(outcome, ContractError) else getattr(outcome, "contract", None)
 
 
 def _citation(number: int, passage: Passage) -> Citation:
@@ -259,9 +261,11 @@ def _citation(number: int, passage: Passage) -> Citation:
 
 
 def _violation_counts(outcome: Any) -> dict[str, int]:
-    report = getattr(outcome, "report", None) or getattr(outcome, "contract", None)
-    counts = getattr(report, "violation_counts", None) or getattr(report, "violations", None)
-    return {str(k): int(v) for k, v in dict(counts or {}).items()} if isinstance(counts, dict) else {}
+    """Violations by kind and by message key, over every attempt (visible to metrics)."""
+    report = _report_of(outcome)
+    if report is None:
+        return {}
+    return {"hard": report.hard_violations, "soft": report.soft_violations, **report.by_key}
 
 
 __all__ = ["GroundedQA", "QAConfig", "check_question"]

@@ -80,11 +80,14 @@ class PremiseVerifier(dspy.Module):
         if self.judge_kind == "offline":
             from groundqa.metrics.judges import get_judge
 
-            verdict = get_judge("offline").judge(claim.claim, [p.text for p in passages])
-            said, confidence, evidence, rationale = (
-                verdict.entailed, verdict.confidence, list(verdict.evidence), verdict.rationale,
-            )
-            cited = [passages[i].chunk_id for i in evidence if 0 <= i < len(passages)]
+            # One passage must carry the whole claim: joint support across passages would let a
+            # namesake's page lend the name and another page the event (cross-entity confusion).
+            judge = get_judge("offline")
+            verdicts = [judge.judge(claim.claim, [p.text]) for p in passages]
+            index = max(range(len(verdicts)), key=lambda i: verdicts[i].support)
+            verdict = verdicts[index]
+            said, confidence, rationale = verdict.entailed, verdict.support, verdict.rationale
+            cited = [passages[index].chunk_id] if verdict.entailed else []
         else:
             context = build_context(passages, max_chars=4000)
             with stage_scope("premises"):

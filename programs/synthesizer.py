@@ -63,8 +63,8 @@ class CitedSynthesizer(dspy.Module):
             if not check.factual or not check.cited or check.out_of_range:
                 continue
             verdict = judge.judge(check.claim, [passages[n - 1] for n in check.cited])
-            ok = verdict.entailed and verdict.confidence >= self.support_threshold
-            results.append(SentenceSupport(check.index, ok, float(verdict.confidence)))
+            ok = verdict.entailed and verdict.support >= self.support_threshold
+            results.append(SentenceSupport(check.index, ok, float(verdict.support)))
         return results
 
     def forward(self, question: str, context: str, passages: list[str], format: str = "prose") -> dspy.Prediction:
@@ -84,13 +84,13 @@ class CitedSynthesizer(dspy.Module):
         problems = citation_feedback(checks, n)
         Assert(bool(answer), "The answer is empty: answer from the passages with citations, or reply "
                              f"exactly {NOT_IN_SOURCES}.", target=self.generate)
-        Assert(not problems, " ".join(problems), target=self.generate)
+        Assert(not problems, " ".join(problems) or "Citations must name listed passages.", target=self.generate)
         support = self.support(checks, passages)
         weak = [s for s in support if not s.supported]
         Suggest(
             not weak,
             " ".join(f"Sentence {s.index + 1} is not supported by the passages it cites; state only what "
-                     "they say, or cite the passage that says it." for s in weak),
+                     "they say, or cite the passage that says it." for s in weak) or "Cited sentences are supported.",
             target=self.generate,
         )
         return dspy.Prediction(answer=answer, declined=False, support=support, checks=checks)

@@ -1,0 +1,133 @@
+"""Datasets for compiling and evaluating: the bundled set, SQuAD 2.0, or your own JSONL files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import dspy
+
+from groundqa.datasets.loaders import Document, Question, load_corpus, load_questions_jsonl
+from groundqa.signatures.qa import NOT_IN_SOURCES
+
+
+class DatasetError(ValueError):
+    """The dataset cannot be used as asked; the message says why."""
+
+
+@dataclass
+class ExperimentData:
+    """A corpus with train and dev questions, and a digest that identifies them."""
+
+    name: str
+    corpus: list[Document]
+    train: list[Question]
+    dev: list[Question]
+
+    @property
+    def digest(self) -> str:
+        payload = json.dumps(
+            [[d.model_dump() for d in self.corpus], [q.model_dump() for q in self.train],
+             [q.model_dump() for q in self.dev]], sort_keys=True, ensure_ascii=False,
+        )
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+    @property
+    def collection(self) -> str:
+        """A Chroma collection of its own, so experiments never mix with the user's corpus."""
+        return f"gqa-{self.name}-{self.digest[:8]}"
+
+
+def _split(questions: list[Question], seed: int, train_share: float = 0.5) -> tuple[list[Question], list[Question]]:
+    if any(getattr(q, "split", None) for q in questions):
+        train = [q for q in questions if getattr(q, "split", None) == "train"]
+        dev = [q for q in questions if getattr(q, "split", None) in ("dev", "validation", "val")]
+        return train, dev
+    shuffled = list(questions)
+    random.Random(seed).shuffle(shuffled)
+    cut = int(len(shuffled) * train_share)
+    return shuffled[:cut], shuffled[cut:]
+
+
+def _cap(items: list[Question], limit: int | None, seed: int) -> list[Question]:
+    """At most ``limit`` questions, keeping every question type represented (seeded, stratified)."""
+    if limit is None or len(items) <= limit:
+        return items
+    by_type: dict[str, list[Question]] = {}
+    for q in items:
+        by_type.setdefault(q.type, []).append(q)
+    rng = random.Random(seed)
+    for group in by_type.values():
+        rng.shuffle(group)
+    chosen: list[Question] = []
+    while len(chosen) < limit:
+        for group in by_type.values():
+            if group and len(chosen) < limit:
+                chosen.append(group.pop())
+    order = {q.id: i for i, q in enumerate(items)}
+    return sorted(chosen, key=lambda q: order[q.id])
+
+
+def load_experiment_data(spec: str, corpus: str | Path | None = None, seed: int = 0, sample: int = 200,
+                         max_train: int | None = None, max_dev: int | None = None) -> ExperimentData:
+    """``bundled`` | ``squad`` | ``squad:PATH`` | ``QUESTIONS.jsonl`` (with ``corpus``)."""
+    if spec == "bundled":
+        from groundqa.datasets.bundled import load_bundled
+
+        docs, train = load_bundled("train")
+        _, dev = load_bundled("dev")
+        name = "bundled"
+    elif spec == "squad" or spec.startswith("squad:"):
+        from groundqa.datasets.squad import default_squad2_path, load_squad2
+
+        path = Path(spec.split(":", 1)[1]) if ":" in spec else default_squad2_path()
+        if not path.exists():
+            raise DatasetError(f"SQuAD 2.0 file not found: {path}")
+        docs, questions, _errors = load_squad2(path, sample=sample, seed=seed)
+        train, dev = _split(questions, seed)
+        name = "squad2"
+    else:
+        path = Path(spec)
+        if not path.exists():
+            raise DatasetError(f"unknown dataset {spec!r}: use 'bundled', 'squad[:PATH]' or a questions JSONL file")
+        if corpus is None:
+            raise DatasetError("a questions JSONL dataset needs --corpus (a corpus JSONL or a folder of text files)")
+        loaded = load_questions_jsonl(path)
+        if loaded.errors:
+            raise DatasetError("; ".join(str(e) for e in loaded.errors[:5]))
+        corpus_report = load_corpus(corpus)
+        if corpus_report.errors and not corpus_report.items:
+            raise DatasetError("; ".join(str(e) for e in corpus_report.errors[:5]))
+        docs = corpus_report.items
+        train, dev = _split(loaded.items, seed)
+        name = path.stem
+    return ExperimentData(name, docs, _cap(train, max_train, seed), _cap(dev, max_dev, seed))
+
+
+def to_example(question: Question) -> dspy.Example:
+    """A ``dspy.Example`` with ``question`` as input and the gold fields for metrics (and ``answer``
+    for labelled demos: the first gold answer, or the abstention phrase)."""
+    answer = question.answers[0] if question.answers and not question.should_abstain else NOT_IN_SOURCES
+    return dspy.Example(
+        id=question.id, question=question.question, answers=list(question.answers),
+        should_abstain=question.should_abstain, type=question.type, gold_docs=list(question.gold_docs),
+        false_premise=question.false_premise, answer=answer,
+    ).with_inputs("question")
+
+
+def check_trainable(data: ExperimentData, minimum: int = 4) -> None:
+    """Refuse a train split that cannot teach anything; name what is missing."""
+    if not data.train:
+        raise DatasetError(f"dataset {data.name!r} has an empty train split")
+    if len(data.train) < minimum:
+        raise DatasetError(f"dataset {data.name!r} has {len(data.train)} train question(s); at least {minimum} needed")
+    if not data.dev:
+        raise DatasetError(f"dataset {data.name!r} has an empty dev split")
+    if not any(q.should_abstain for q in data.train + data.dev):
+        raise DatasetError(
+            f"dataset {data.name!r} has no should-abstain questions: the grounding metric would never reward "
+            "abstaining, so compiled programs would learn to answer everything"
+        )
