@@ -1,1 +1,67 @@
-"""Grounding metrics (ALCE citation recall/precision, faithfulness, correctness, abstention) and judges."""
+"""Grounding metrics (ALCE citation recall/precision, faithfulness, correctness, abstention) and judges.
+
+* :mod:`.citations` — ALCE citation recall / precision; :mod:`.faithfulness` — RAGAS-style faithfulness;
+* :mod:`.correctness` — SQuAD EM / token F1, STR-EM; :mod:`.abstention` — abstention and premise detection;
+* :mod:`.judges` — entailment judges (offline lexical + MiniLM, LM) behind one interface;
+* :mod:`.composite` — :func:`grounding_metric` for DSPy optimizers (score + feedback);
+* :mod:`.aggregate` — every metric overall and per question type.
+"""
+
+from groundqa.metrics.abstention import (
+    abstention_scores,
+    detects_false_premise,
+    is_false_premise,
+    premise_detection_scores,
+)
+from groundqa.metrics.aggregate import (
+    METRICS,
+    AggregateMetrics,
+    GroupMetrics,
+    aggregate,
+    aggregate_scores,
+    group_metrics,
+)
+from groundqa.metrics.citations import (
+    MAX_CITATIONS,
+    CitationScores,
+    SentenceCitations,
+    citation_scores,
+    format_passage,
+)
+from groundqa.metrics.coerce import as_result, gold_of, looks_like_abstention, to_example, to_examples
+from groundqa.metrics.composite import (
+    GroundingScore,
+    ItemScores,
+    grounding_metric,
+    make_grounding_metric,
+    score_item,
+)
+from groundqa.metrics.correctness import (
+    CorrectnessScores,
+    correctness,
+    exact_match,
+    normalize_answer,
+    str_em,
+    token_f1,
+)
+from groundqa.metrics.faithfulness import FaithfulnessScore, answer_claims, faithfulness
+from groundqa.metrics.judges import (
+    EntailmentJudge,
+    JudgeNotConfiguredError,
+    LMJudge,
+    OfflineJudge,
+    Verdict,
+    get_judge,
+)
+
+__all__ = [
+    "METRICS", "MAX_CITATIONS",
+    "AggregateMetrics", "CitationScores", "CorrectnessScores", "EntailmentJudge", "FaithfulnessScore",
+    "GroundingScore", "GroupMetrics", "ItemScores", "JudgeNotConfiguredError", "LMJudge", "OfflineJudge",
+    "SentenceCitations", "Verdict",
+    "abstention_scores", "aggregate", "aggregate_scores", "answer_claims", "as_result", "citation_scores",
+    "correctness", "detects_false_premise", "exact_match", "faithfulness", "format_passage", "get_judge",
+    "gold_of", "grounding_metric", "group_metrics", "is_false_premise", "looks_like_abstention",
+    "make_grounding_metric", "normalize_answer", "premise_detection_scores", "score_item", "str_em",
+    "to_example", "to_examples", "token_f1",
+]

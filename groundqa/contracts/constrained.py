@@ -95,6 +95,9 @@ def _constrain_instance(module: M, options: ContractOptions) -> M:
 
 
 def _constrained_subclass(cls: type) -> type:
+    """The cached run-time subclass of ``cls`` whose forward runs the contract."""
+    if "_contract_name" in vars(cls):  # already one of ours: derive from the user's class again
+        cls = cls.__mro__[1]
     found = _subclasses.get(cls)
     if found is not None:
         return found

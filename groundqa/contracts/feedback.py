@@ -57,7 +57,8 @@ def _feedback_class(base_cls: type) -> type:
     if cls is not None:
         return cls
 
-    def __call__(self, lm, lm_kwargs, signature, demos, inputs):  # noqa: N807
+    def __call__(self: Any, lm: Any, lm_kwargs: dict[str, Any], signature: Any, demos: list[Any],  # noqa: N807
+                 inputs: dict[str, Any]) -> Any:
         caller, lm_kwargs, signature, inputs = _prepare(lm, lm_kwargs, signature, inputs)
         try:
             return base_cls.__call__(self, lm, lm_kwargs, signature, demos, inputs)
@@ -65,7 +66,8 @@ def _feedback_class(base_cls: type) -> type:
             _note_failure(caller)
             raise
 
-    async def acall(self, lm, lm_kwargs, signature, demos, inputs):
+    async def acall(self: Any, lm: Any, lm_kwargs: dict[str, Any], signature: Any, demos: list[Any],
+                    inputs: dict[str, Any]) -> Any:
         caller, lm_kwargs, signature, inputs = _prepare(lm, lm_kwargs, signature, inputs)
         try:
             return await base_cls.acall(self, lm, lm_kwargs, signature, demos, inputs)
@@ -76,10 +78,12 @@ def _feedback_class(base_cls: type) -> type:
     with _classes_lock:
         cls = _classes.get(base_cls)
         if cls is None:
+            # Same name as the base class: DSPy's streaming listeners look adapters up by class name.
             cls = type(
-                f"Feedback{base_cls.__name__}",
+                base_cls.__name__,
                 (base_cls,),
-                {"__call__": __call__, "acall": acall, _MARK: True, "__module__": __name__},
+                {"__call__": __call__, "acall": acall, _MARK: True, "__module__": __name__,
+                 "__qualname__": base_cls.__qualname__},
             )
             # Adapter.__init_subclass__ wraps format/parse with callbacks again: keep the parent's.
             for name in ("format", "parse"):
@@ -98,7 +102,10 @@ def _calling_predictor() -> Any:
     return caller
 
 
-def _prepare(lm: Any, lm_kwargs: dict[str, Any], signature: Any, inputs: dict[str, Any]):
+def _prepare(
+    lm: Any, lm_kwargs: dict[str, Any], signature: Any, inputs: dict[str, Any]
+) -> tuple[Any, dict[str, Any], Any, dict[str, Any]]:
+    """(calling predictor, LM kwargs, signature, inputs), with feedback injected when planned."""
     run = current_run()
     caller = _calling_predictor()
     if run is None or caller is None:

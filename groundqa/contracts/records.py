@@ -46,7 +46,11 @@ class Violation:
 
 @dataclass
 class AttemptRecord:
-    """One run of the module: its number (1-based), the feedback it was given, how it ended."""
+    """One run of the module: its number (1-based), the feedback it was given, how it ended.
+
+    ``output`` and ``trace`` keep what a rejected attempt produced; for the returned attempt they
+    are released once the call ends (the result and the caller's trace hold them).
+    """
 
     number: int
     feedback: dict[str, str] = field(default_factory=dict)

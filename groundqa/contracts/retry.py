@@ -40,17 +40,23 @@ class RetrySchedule:
             return float(low), float(high)
         return 0.0, float(self.jitter)
 
-    def delay_before(self, attempt: int, rng: random.Random) -> float:
-        """Seconds to wait before attempt ``attempt`` (0 before the first)."""
+    @property
+    def jittered(self) -> bool:
+        """Whether waits draw random jitter (and so need a random generator)."""
+        return self._jitter_range()[1] > 0
+
+    def delay_before(self, attempt: int, rng: random.Random | None) -> float:
+        """Seconds to wait before attempt ``attempt`` (0 before the first); ``rng`` draws the jitter."""
         if attempt < 2:
             return 0.0
         low, high = self._jitter_range()
-        wait = self.delay * self.backoff ** (attempt - 2) + (rng.uniform(low, high) if high > 0 else 0.0)
+        jitter = (rng or random.Random()).uniform(low, high) if high > 0 else 0.0
+        wait = self.delay * self.backoff ** (attempt - 2) + jitter
         if self.max_delay >= 0:
             wait = min(wait, self.max_delay)
         return max(0.0, wait)
 
-    def pause(self, attempt: int, rng: random.Random) -> None:
+    def pause(self, attempt: int, rng: random.Random | None) -> None:
         """Sleep before attempt ``attempt`` (no call at all when the wait is 0)."""
         wait = self.delay_before(attempt, rng)
         if wait > 0:

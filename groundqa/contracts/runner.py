@@ -204,7 +204,11 @@ def _finish(run: RunState, outer_trace: Any, args: tuple[Any, ...], kwargs: dict
         report.outcome, report.accepted_attempt = outcome, chosen.number
         _extend_trace(outer_trace, chosen.trace)
         _publish(report)
-        return _attach(chosen.output, report)
+        output = chosen.output
+        # The result and the caller's trace hold these; keeping them here too would make reference
+        # cycles (result -> report -> attempt -> result) that only the garbage collector can free.
+        chosen.output, chosen.trace = None, []
+        return _attach(output, report)
     if options.policy == "fallback":
         report.outcome = "fallback"
         _publish(report)

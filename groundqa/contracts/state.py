@@ -159,7 +159,7 @@ class RunState:
         if isinstance(target, dspy.Predict):
             return (target,)
         if isinstance(target, dspy.Module):
-            found = tuple(target.predictors())
+            found = tuple(p for _, p in named_predictors(target))
             if not found:
                 raise ContractDefinitionError(f"{self.name}: target {type(target).__name__} holds no predictor.")
             return found

@@ -1,0 +1,226 @@
+"""Lexical analysis for the offline entailment judge: content tokens, numbers, names and negation.
+
+Deterministic and dependency-free: a small stop-word list, a light suffix stemmer (so "studied",
+"studies" and "study" meet), number normalisation ("2,418" -> "2418", "four" -> "4") and
+capitalised-name spans. Results are cached per text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+_STOPWORD_TEXT = """a an the and or but if then than so as of at by for from in into on onto to with within without about
+    above after against along among around before behind below beneath beside between beyond during except
+    inside near off out over past since through throughout till until up upon via per
+    is are was were be been being am do does did doing done have has had having will would shall should can
+    could may might must ought i me my mine we us our ours you your yours he him his she her hers it its they
+    them their theirs this that these those there here who whom whose which what when where why how
+    all any both each either few many more most much other some such own same very too also just only even
+    still yet again ever once while because although though whether
+    one ones s t d ll m re ve let lets get got rather instead"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+# "many"/"more"/"still" are kept as stop words: they rarely carry the claim.
+
+NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "cannot", "without"})
+_NEGATION_PHRASES = (("rather", "than"), ("instead", "of"))
+
+_NUMBER_WORDS = {
+    "zero": 0, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12,
+}
+# "one" is left out on purpose: it is mostly a pronoun ("the oldest one").
+
+# A few synonym groups common in encyclopedic corpora, mapped to one stem (after stemming).
+_SYNONYMS = {
+    "start": "begin", "commenc": "begin", "establish": "found", "acquir": "buy", "purchas": "buy",
+    "construct": "build", "erect": "build", "manufactur": "make", "produc": "make", "finish": "end",
+    "conclud": "end", "ceas": "end", "larg": "big",
+    # derived nouns of dimension adjectives: "a depth of 112 metres" ~ "112 metres deep"
+    "depth": "deep", "height": "high", "length": "long", "width": "wid", "breadth": "broad", "strength": "strong",
+}
+
+_IRREGULAR = {
+    "built": "build", "made": "make", "began": "begin", "begun": "begin", "ran": "run", "won": "win",
+    "wrote": "write", "written": "write", "bought": "buy", "sold": "sell", "taught": "teach", "held": "hold",
+    "left": "leave", "took": "take", "taken": "take", "gave": "give", "given": "give", "stood": "stand",
+    "rose": "rise", "risen": "rise", "grew": "grow", "grown": "grow", "kept": "keep", "spent": "spend",
+    "led": "lead", "met": "meet", "went": "go", "gone": "go", "came": "come", "became": "become",
+    "saw": "see", "seen": "see", "knew": "know", "known": "know", "told": "tell", "said": "say",
+    "thought": "think", "brought": "bring", "fought": "fight", "caught": "catch", "paid": "pay",
+    "lost": "lose", "died": "die", "dies": "die", "dying": "die", "men": "man", "women": "woman",
+    "children": "child", "people": "person", "froze": "freeze", "frozen": "freeze", "drove": "drive",
+    "driven": "drive", "flew": "fly", "flown": "fly", "fell": "fall", "fallen": "fall", "broke": "break",
+    "broken": "break", "chose": "choose", "chosen": "choose", "spoke": "speak", "spoken": "speak",
+    "threw": "throw", "thrown": "throw", "drew": "draw", "drawn": "draw", "sent": "send", "lent": "lend",
+    "felt": "feel", "dealt": "deal", "meant": "mean", "slept": "sleep", "fled": "flee", "fed": "feed",
+    "shot": "shoot", "sang": "sing", "sung": "sing", "swam": "swim", "wore": "wear", "worn": "wear",
+}
+
+PREFIX = 5
+_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[A-Za-z\u00C0-\u024F]+(?:'[A-Za-z]+)?")
+# "Ilse Varga (1921–2009)" states birth and death; "(d. 1903)" states death.
+_LIFESPAN = re.compile(r"\(\s*(?:b\.\s*|born\s+)?\d{3,4}\s*[\u2013\u2014-]\s*\d{3,4}\s*\)")
+_DIED = re.compile(r"\(\s*d\.\s*\d{3,4}\s*\)")
+_CLAUSE_END = re.compile(r"[;,:()]|\s(?:but|although|though|while|whereas|and)\s")
+
+
+def stem(word: str) -> str:
+    """A light, deterministic suffix stemmer (lower-cases; not Porter, but stable across inflections)."""
+    w = word.lower()
+    if w.endswith("'s"):
+        w = w[:-2]
+    w = w.replace("'", "")
+    if w in _IRREGULAR:
+        return stem(_IRREGULAR[w])
+    if len(w) <= 3:
+        return w
+    if w.endswith(("ies", "ied")) and len(w) > 4:
+        w = w[:-3] + "i"
+    elif w.endswith("ing") and len(w) >= 6:
+        w = w[:-3]
+    elif (w.endswith("ed") and len(w) >= 5) or (w.endswith("es") and len(w) >= 5 and w[-3] in "sxz"):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) >= 4:
+        w = w[:-1]
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    if w.endswith("y") and len(w) > 3:
+        w = w[:-1] + "i"
+    if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "lsz":
+        w = w[:-1]
+    return _SYNONYMS.get(w, w)
+
+
+def normalise_number(token: str) -> str | None:
+    """``"2,418"`` -> ``"2418"``; ``"four"`` -> ``"4"``; anything else -> ``None``."""
+    low = token.lower()
+    if low in _NUMBER_WORDS:
+        return str(_NUMBER_WORDS[low])
+    if token[0].isdigit():
+        value = token.replace(",", "")
+        if value.endswith(".0"):
+            value = value[:-2]
+        return value
+    return None
+
+
+@dataclass(frozen=True)
+class TextFeatures:
+    """What the offline judge needs to know about one sentence or hypothesis."""
+
+    tokens: frozenset[str]
+    """Every token (stemmed, stop words included): for looking names up case-insensitively."""
+    content: frozenset[str]
+    """Content tokens: stems of non-stop words, plus normalised numbers."""
+    numbers: frozenset[str]
+    names: tuple[tuple[str, ...], ...]
+    """Capitalised spans, lower-cased, e.g. ``("edgar", "penn")``; a leading stop word is dropped."""
+    negated: frozenset[str]
+    """Head stems of negated clauses ("never climbed Mount Tessaly" -> ``{"climb"}``)."""
+    prefixes: frozenset[str] = frozenset()
+    """5-letter prefixes of the longer word tokens ("volcanic" -> "volca"): near-matches across word forms."""
+
+    def covers(self, token: str) -> bool:
+        """``token`` occurs here, exactly or as a word sharing its 5-letter prefix ("volcano"/"volcanic")."""
+        return token in self.tokens or (len(token) >= PREFIX and token.isalpha() and token[:PREFIX] in self.prefixes)
+
+
+def _words(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+@lru_cache(maxsize=200_000)
+def features(text: str) -> TextFeatures:
+    """Tokens, content tokens, numbers, name spans and negated heads of ``text`` (cached)."""
+    raw = _words(text)
+    tokens: set[str] = set()
+    content: set[str] = set()
+    numbers: set[str] = set()
+    for word in raw:
+        number = normalise_number(word)
+        if number is not None:
+            numbers.add(number)
+            content.add(number)
+            tokens.add(number)
+            continue
+        s = stem(word)
+        tokens.add(s)
+        low = word.lower()
+        if low not in STOPWORDS and s not in STOPWORDS and low not in NEGATIONS and not low.endswith("n't"):
+            content.add(s)
+    if _LIFESPAN.search(text):
+        tokens.update(("born", "die"))
+    elif _DIED.search(text):
+        tokens.add("die")
+    return TextFeatures(
+        tokens=frozenset(tokens), content=frozenset(content), numbers=frozenset(numbers),
+        names=tuple(_names(raw)), negated=frozenset(_negated_heads(text)),
+        prefixes=frozenset(t[:PREFIX] for t in tokens if len(t) >= PREFIX and t.isalpha()),
+    )
+
+
+@lru_cache(maxsize=100_000)
+def token_features(tokens: frozenset[str]) -> TextFeatures:
+    """Features of a bare token set (for near-match look-ups with :meth:`TextFeatures.covers`)."""
+    return TextFeatures(
+        tokens=tokens, content=tokens, numbers=frozenset(), names=(), negated=frozenset(),
+        prefixes=frozenset(t[:PREFIX] for t in tokens if len(t) >= PREFIX and t.isalpha()),
+    )
+
+
+def _names(raw: list[str]) -> list[tuple[str, ...]]:
+    spans: list[tuple[str, ...]] = []
+    current: list[str] = []
+    for word in [*raw, "."]:
+        if word[:1].isupper() and word.lower() not in STOPWORDS and word.lower() not in NEGATIONS:
+            current.append(stem(word))
+        else:
+            if current:
+                spans.append(tuple(current))
+            current = []
+    return spans
+
+
+def _negated_heads(text: str) -> set[str]:
+    """Stems of the lower-case content words in the scope of a negation (up to the clause end).
+
+    Names and numbers are left out (they are the arguments, not the negated predicate): "Edgar Penn
+    never climbed Mount Tessaly, although ..." -> ``{"climb"}``.
+    """
+    heads: set[str] = set()
+    for clause in _CLAUSE_END.split(" " + text + " "):
+        words = _words(clause)
+        lows = [w.lower() for w in words]
+        in_scope = False
+        for i, (word, low) in enumerate(zip(words, lows, strict=True)):
+            if low in NEGATIONS or low.endswith("n't"):
+                in_scope = True
+                continue
+            if i + 1 < len(lows) and (low, lows[i + 1]) in _NEGATION_PHRASES:
+                in_scope = True
+                continue
+            if not in_scope or low in STOPWORDS or word[:1].isupper() or word[:1].isdigit():
+                continue
+            if normalise_number(word) is None:
+                heads.add(stem(word))
+    return heads
+
+
+def names_conflict(hyp_names: tuple[tuple[str, ...], ...], other: tuple[tuple[str, ...], ...],
+                   hyp_tokens: frozenset[str]) -> bool:
+    """True if ``other`` holds a namesake of a hypothesis name: same surname, another given name.
+
+    ``("aldous", "penn")`` conflicts with hypothesis name ``("edgar", "penn")`` unless "aldous" also
+    occurs in the hypothesis.
+    """
+    for name in hyp_names:
+        if len(name) < 2:
+            continue
+        for cand in other:
+            if len(cand) >= 2 and cand[-1] == name[-1] and cand[0] != name[0] and cand[0] not in hyp_tokens:
+                return True
+    return False
