@@ -218,11 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.set_defaults(func=cmd_ask)
 
-    for extra in ("groundqa.evaluation_cli", "groundqa.compile_cli", "groundqa.compare_cli", "groundqa.demo"):
-        try:
-            module = __import__(extra, fromlist=["register"])
-        except ImportError:
-            continue
+    from groundqa import compile_cli, evaluation_cli
+
+    for module in (evaluation_cli, compile_cli):
         module.register(sub, _common)
     return parser
 

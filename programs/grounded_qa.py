@@ -40,6 +40,8 @@ from .premises import PremiseVerifier, describe_unsupported
 from .retriever import Retriever
 from .synthesizer import CitedSynthesizer
 
+GENERATION_FAILURES = {"format", "empty"}  # violation keys that mean the LM produced nothing usable
+
 
 class QAConfig(BaseModel):
     """Behaviour of :class:`GroundedQA` (every threshold is a field, none is hidden)."""
@@ -191,6 +193,10 @@ class GroundedQA(dspy.Module):
             state.note(f"the LM did not meet the citation contract in {cfg.max_attempts} attempt(s)")
             if cfg.fallback == "extractive":
                 return self._extractive(question, result, context)
+            if all(a.outcome == "error" or {v.key for v in a.violations} <= GENERATION_FAILURES
+                   for a in failure.attempts):
+                raise state.stop(ExitReason.LM_GENERATION_FAILURE,
+                                 f"the LM produced no usable answer in {len(failure.attempts)} attempt(s)") from failure
             return self._abstain(result, AbstainReason.CONTRACT_FAILED, str(failure))
         self._record_attempts(state, pred)
         result.violations = _violation_counts(pred)

@@ -4,6 +4,9 @@ Contracts on the generating predictor:
 
 * **Assert** (hard): the answer is non-empty, every ``[n]`` names a passage of this run, and every
   factual sentence cites at least one passage (only the first 3 citations of a sentence count).
+Violation keys (visible in the result's ``violations``): ``format`` (unparseable reply), ``empty``,
+``citations`` and ``support``.
+
 * **Suggest** (soft): every cited sentence is supported by its cited passages per the entailment
   judge. After the last attempt the prediction says which sentences are unsupported, so the
   pipeline can drop them (or abstain when nothing is left).
@@ -77,20 +80,21 @@ class CitedSynthesizer(dspy.Module):
         except AdapterParseError as exc:
             answer = ""
             Assert(False, "The reply did not follow the output format: give the field `answer` "
-                          f"({type(exc).__name__}).", target=self.generate)
+                          f"({type(exc).__name__}).", target=self.generate, key="format")
         if answer and declines(answer):
             return dspy.Prediction(answer=answer, declined=True, support=[], checks=[])
         checks = analyse(answer, n)
         problems = citation_feedback(checks, n)
         Assert(bool(answer), "The answer is empty: answer from the passages with citations, or reply "
-                             f"exactly {NOT_IN_SOURCES}.", target=self.generate)
-        Assert(not problems, " ".join(problems) or "Citations must name listed passages.", target=self.generate)
+                             f"exactly {NOT_IN_SOURCES}.", target=self.generate, key="empty")
+        Assert(not problems, " ".join(problems) or "Citations must name listed passages.", target=self.generate,
+               key="citations")
         support = self.support(checks, passages)
         weak = [s for s in support if not s.supported]
         Suggest(
             not weak,
             " ".join(f"Sentence {s.index + 1} is not supported by the passages it cites; state only what "
                      "they say, or cite the passage that says it." for s in weak) or "Cited sentences are supported.",
-            target=self.generate,
+            target=self.generate, key="support",
         )
         return dspy.Prediction(answer=answer, declined=False, support=support, checks=checks)

@@ -15,6 +15,8 @@ from typing import Any
 import dspy
 from dspy.lm15 import Message, Response, TextPart, Usage
 
+from groundqa.lm.streaming import TOKEN_SINK
+
 Messages = list[dict[str, str]]
 Responder = Callable[[Messages], str | dict[str, Any]]
 _FIELD = re.compile(r"\[\[ ## (\w+) ## \]\]")
@@ -68,6 +70,10 @@ class ScriptedEngine:
             time.sleep(self.latency_s)
         reply = self.responder(messages)
         text = chat_reply(reply) if isinstance(reply, dict) else reply
+        sink = TOKEN_SINK.get()
+        if sink is not None:  # stream like an in-process LM: word by word
+            for piece in re.findall(r"\S+\s*", text):
+                sink(piece)
         prompt_chars = sum(len(m["content"]) for m in messages)
         return Response(id=None, model="scripted", message=Message.assistant([TextPart(text)]), finish_reason="stop",
                         usage=Usage(input_tokens=max(1, prompt_chars // 4), output_tokens=max(1, len(text) // 4)))

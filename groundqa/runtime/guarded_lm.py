@@ -9,6 +9,7 @@ pass-through, so a guarded LM can stay configured for optimizers and ``dspy.Eval
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any
 
 import dspy
@@ -20,6 +21,9 @@ from groundqa.runtime.retry import backoff_delay, exit_reason_for, is_transient
 from groundqa.runtime.run import RunStopped, current_run, current_stage
 from groundqa.runtime.trace import LMCall, ReplayLM, ReplayMiss, request_key
 from groundqa.signatures.types import ExitReason
+
+# DSPy's own adapters hand a guard OpenAI-style messages; forwarding them is not the caller's doing.
+warnings.filterwarnings("ignore", message="Passing OpenAI-style message dictionaries", category=DeprecationWarning)
 
 
 def _usage_of(tracker: UsageTracker) -> dict[str, int]:
@@ -46,7 +50,7 @@ class GuardedLM(dspy.BaseLM):
 
     def _call_inner(self, prompt: Any, messages: Any, kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, int]]:
         if self.replay is not None:
-            return self.replay.complete(messages, prompt), {}
+            return self.replay.complete(messages, prompt)
         tracker = UsageTracker()
         with dspy.context(usage_tracker=tracker):
             outputs = self.inner(prompt, messages=messages, **kwargs)

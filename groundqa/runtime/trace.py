@@ -145,14 +145,15 @@ class ReplayLM:
     """Serves recorded LM outputs by request key. Used as the inner LM of a guarded LM."""
 
     def __init__(self, trace: Trace, model: str | None = None) -> None:
-        self.answers: dict[str, list[Any]] = {}
+        self.answers: dict[str, tuple[list[Any], dict[str, int]]] = {}
         for call in trace.lm_calls():
             if call.error is None and call.request_key:
-                self.answers.setdefault(call.request_key, call.outputs)
+                self.answers.setdefault(call.request_key, (call.outputs, call.usage))
         self.model = model or next((c.model for c in trace.lm_calls()), "replay")
         self.recorded = len(self.answers)
 
-    def complete(self, messages: list[dict[str, Any]] | None, prompt: str | None) -> list[Any]:
+    def complete(self, messages: list[dict[str, Any]] | None, prompt: str | None) -> tuple[list[Any], dict[str, int]]:
+        """The recorded (outputs, usage) of this request; :class:`ReplayMiss` when it was not recorded."""
         key = request_key(messages, prompt)
         if key not in self.answers:
             preview = ""
@@ -162,4 +163,5 @@ class ReplayLM:
                 f"replay: request {key} was not recorded in the trace ({self.recorded} recorded requests); "
                 f"last message ends: {preview!r}"
             )
-        return list(self.answers[key])
+        outputs, usage = self.answers[key]
+        return list(outputs), dict(usage)

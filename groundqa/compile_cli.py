@@ -1,0 +1,106 @@
+"""``groundqa optimize`` (also ``python optimize.py``) and ``groundqa demo`` (the main job)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from groundqa.compile import OPTIMIZERS, CompileOptions
+
+
+def _compile_args(p: argparse.ArgumentParser, defaults: dict[str, Any]) -> None:
+    p.add_argument("--optimizer", default=defaults.get("optimizer", "bootstrap"),
+                   help=f"one of: {', '.join(OPTIMIZERS)}")
+    p.add_argument("--dataset", default="bundled", help="'bundled', 'squad[:PATH]' or a questions JSONL (with --corpus)")
+    p.add_argument("--corpus", help="corpus JSONL or folder (for a questions JSONL dataset)")
+    p.add_argument("--teacher-lm", help="LM that bootstraps demos / proposes instructions (default: --lm)")
+    p.add_argument("--reflection-lm", help="GEPA's reflection LM (default: teacher or --lm)")
+    p.add_argument("--budget", type=int, default=defaults.get("budget", 4), help="max demos (few-shot) / steps (SIMBA)")
+    p.add_argument("--auto", choices=["light", "medium", "heavy"], help="MIPROv2/GEPA budget preset")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--max-train", type=int, default=defaults.get("max_train"), help="cap the train split (stratified)")
+    p.add_argument("--max-dev", type=int, default=defaults.get("max_dev"), help="cap the dev split (stratified)")
+    p.add_argument("--sample", type=int, default=200, help="SQuAD questions to sample")
+    p.add_argument("--no-premises", action="store_true", help="compile with premise verification off")
+    p.add_argument("--artifacts", type=Path, default=Path("artifacts"), help="where compiled programs are saved")
+    p.add_argument("--no-mlflow", action="store_true", help="do not log to MLflow")
+    p.add_argument("--register-as", help="also register the compiled program under this MLflow model name")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def options_from(args: argparse.Namespace) -> CompileOptions:
+    from groundqa.cli import CLIError
+
+    if args.optimizer not in OPTIMIZERS:
+        raise CLIError(f"unknown optimizer {args.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
+    return CompileOptions(
+        optimizer=args.optimizer, dataset=args.dataset, corpus=args.corpus, teacher_lm=args.teacher_lm,
+        reflection_lm=args.reflection_lm, budget=args.budget, auto=args.auto, seed=args.seed, threads=args.threads,
+        max_train=args.max_train, max_dev=args.max_dev, sample=args.sample, verify_premises=not args.no_premises,
+        artifacts=args.artifacts, mlflow=not args.no_mlflow, register_as=args.register_as, progress=not args.quiet,
+    )
+
+
+def print_outcome(outcome: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="dev split: baseline vs compiled")
+    table.add_column("metric")
+    table.add_column("baseline", justify="right")
+    table.add_column("compiled", justify="right")
+    table.add_column("change", justify="right")
+    for name in outcome.compiled:
+        b, c = outcome.baseline.get(name), outcome.compiled.get(name)
+        if not isinstance(c, (int, float)):
+            continue
+        delta = f"{c - b:+.3f}" if isinstance(b, (int, float)) else ""
+        table.add_row(name, f"{b:.3f}" if isinstance(b, (int, float)) else "-", f"{c:.3f}", delta)
+    Console().print(table)
+    print(f"compiled program: {outcome.program_path}  (demos: {outcome.demos})")
+    where = f"MLflow run {outcome.run_id} at {outcome.tracking}" if outcome.run_id else outcome.tracking
+    print(f"results: {where}; took {outcome.seconds / 60:.1f} min")
+
+
+def cmd_optimize(args: argparse.Namespace) -> int:
+    from groundqa.cli import settings_from
+    from groundqa.compile import compile_program
+
+    outcome = compile_program(settings_from(args), options_from(args), out=lambda s: print(s, file=sys.stderr))
+    print_outcome(outcome)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """The main job: bundled corpus -> baseline eval -> compile -> compiled eval -> MLflow -> comparison."""
+    from groundqa.cli import settings_from
+    from groundqa.compile import compile_program
+
+    settings = settings_from(args)
+    print(f"groundqa demo: LM {settings.lm}, home {settings.home}", file=sys.stderr)
+    outcome = compile_program(settings, options_from(args), out=lambda s: print(s, file=sys.stderr))
+    print_outcome(outcome)
+    if outcome.run_id and not args.no_chart:
+        from groundqa.compare import compare_runs_chart
+
+        png = compare_runs_chart(settings, [outcome.run_id], Path(args.chart))
+        print(f"chart: {png}")
+    print(f"\nnext: groundqa ask \"Who designed the harbor lights of Port Vessany?\" --program {outcome.program_path}")
+    return 0
+
+
+def register(sub: Any, common: Any) -> None:
+    p = sub.add_parser("optimize", help="compile GroundedQA with a DSPy optimizer (same as python optimize.py)")
+    _compile_args(p, {})
+    common(p)
+    p.set_defaults(func=cmd_optimize)
+
+    p = sub.add_parser("demo", help="the main job: evaluate, compile and compare on the bundled dataset")
+    _compile_args(p, {"optimizer": "bootstrap", "budget": 3, "max_train": 24, "max_dev": 40})
+    p.add_argument("--chart", default="artifacts/demo-comparison.png", help="where to write the comparison chart")
+    p.add_argument("--no-chart", action="store_true")
+    common(p)
+    p.set_defaults(func=cmd_demo)
