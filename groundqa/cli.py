@@ -218,9 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.set_defaults(func=cmd_ask)
 
-    from groundqa import compile_cli, evaluation_cli
+    from groundqa import compare_cli, compile_cli, evaluation_cli
 
-    for module in (evaluation_cli, compile_cli):
+    for module in (evaluation_cli, compile_cli, compare_cli):
         module.register(sub, _common)
     return parser
 

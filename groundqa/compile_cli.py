@@ -84,10 +84,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
     outcome = compile_program(settings, options_from(args), out=lambda s: print(s, file=sys.stderr))
     print_outcome(outcome)
     if outcome.run_id and not args.no_chart:
-        from groundqa.compare import compare_runs_chart
+        from rich.console import Console
 
-        png = compare_runs_chart(settings, [outcome.run_id], Path(args.chart))
-        print(f"chart: {png}")
+        from groundqa.compare import (
+            build_comparison,
+            find_experiments,
+            open_client,
+            plot_comparison,
+            select_runs,
+        )
+
+        client = open_client(settings)
+        runs = select_runs(client, find_experiments(client), [outcome.run_id])
+        comparison = build_comparison(runs, tracking_uri=settings.tracking_uri)
+        png = plot_comparison(comparison, Path(args.chart), title="groundqa demo: baseline vs compiled (dev)")
+        Console().print(f"chart: {png}  (compare runs later with `groundqa compare`)")
     print(f"\nnext: groundqa ask \"Who designed the harbor lights of Port Vessany?\" --program {outcome.program_path}")
     return 0
 
