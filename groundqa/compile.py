@@ -104,6 +104,15 @@ def make_optimizer(options: CompileOptions, metric: Any, settings: Settings) -> 
     raise ValueError(f"unknown optimizer {name!r}; choose one of {', '.join(OPTIMIZERS)}")
 
 
+def optimizer_trainset(options: CompileOptions, train: list[dspy.Example]) -> list[dspy.Example]:
+    """Few-shot optimizers bootstrap demos from answerable questions only: a should-abstain question is
+    answered by abstaining before the LM is called, so its (empty) trace would use up the demo budget."""
+    if options.optimizer in ("labeled", "bootstrap", "bootstrap-rs"):
+        answerable = [e for e in train if not e.should_abstain]
+        return answerable or train
+    return train
+
+
 def run_optimizer(optimizer: Any, options: CompileOptions, program: dspy.Module, train: list[dspy.Example],
                   dev: list[dspy.Example]) -> dspy.Module:
     name = options.optimizer
@@ -173,7 +182,8 @@ def compile_program(settings: Settings, options: CompileOptions, out: Any = prin
         optimizer = make_optimizer(options, metric, settings)
         t0 = time.perf_counter()
         student = build_program(settings, **config)
-        compiled = run_optimizer(optimizer, options, student, train, [to_example(q) for q in dev_questions])
+        compiled = run_optimizer(optimizer, options, student, optimizer_trainset(options, train),
+                                 [to_example(q) for q in dev_questions])
         compile_s = time.perf_counter() - t0
         out(f"compiled in {compile_s:.0f}s; demos per predictor: {demo_counts(compiled)}")
         out("evaluating the compiled program ...")

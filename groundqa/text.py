@@ -11,7 +11,7 @@ _ABBREVIATIONS = {
     "mr", "mrs", "ms", "dr", "prof", "st", "vs", "etc", "e.g", "i.e", "inc", "ltd", "jr", "sr", "no", "fig",
     "approx", "dept", "est", "mt", "ft",
 }
-_BOUNDARY = re.compile(r"""([.!?]["')\]]*(?:\s*\[\d+\])*)\s+(?=["'(\[]?[A-Z0-9])""")
+_BOUNDARY = re.compile(r"""([.!?]["')\]]*(?:\s*\[\d+\])*)\s+(?!\[\d+\])(?=["'(\[]?[A-Z0-9])""")
 _CITATION = re.compile(r"\[(\d+)\]")
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 

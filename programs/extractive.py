@@ -2,8 +2,10 @@
 
 Used when the LM cannot meet the hard citation contract. Each candidate sentence of the numbered
 context is scored ``0.6 * cosine(question, sentence) + 0.4 * overlap`` where ``overlap`` is the share
-of the question's content words found in the sentence (or its passage title); the best sentences
-above ``floor`` are returned with their passage number.
+of the question's content words found in the sentence (or its passage title), minus ``0.3`` when
+the sentence cannot answer the kind of question asked (no year for *when*, no number for *how
+many*; see :mod:`answer_checks`); the best sentences above ``floor`` are returned with their
+passage number.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from groundqa.store.embeddings import get_embedder
 from groundqa.text import content_words, split_sentences
 
+from .answer_checks import answer_problem
 from .context import NumberedContext
 
 
@@ -41,7 +44,8 @@ def rank_sentences(question: str, context: NumberedContext) -> list[ScoredSenten
         cosine = sum(a * b for a, b in zip(q, vector, strict=True))
         words = set(content_words(sentence)) | set(content_words(title))
         overlap = len(asked & words) / len(asked) if asked else 0.0
-        scored.append(ScoredSentence(round(0.6 * cosine + 0.4 * overlap, 4), number, sentence))
+        penalty = 0.3 if answer_problem(question, sentence) else 0.0
+        scored.append(ScoredSentence(round(0.6 * cosine + 0.4 * overlap - penalty, 4), number, sentence))
     return sorted(scored, key=lambda s: s.score, reverse=True)
 
 

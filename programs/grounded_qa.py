@@ -73,7 +73,10 @@ class QAConfig(BaseModel):
         """Defaults that suit the LM: a tiny local base model gets rule-based presuppositions and
         offline judges; a capable LM does extraction and premise judging itself."""
         if model.startswith("embedded"):
-            base: dict[str, Any] = {"premise_extractor": "heuristic", "premise_judge": "offline"}
+            # A 270M base model: short contexts keep prompts fast. At temperature 0 it repeats its answer
+            # whatever the feedback, so one attempt, then the contract's fallback (extractive).
+            base: dict[str, Any] = {"premise_extractor": "heuristic", "premise_judge": "offline", "max_passages": 3,
+                                    "max_attempts": 1, "budgets": Budgets(max_context_chars=2400)}
         else:
             base = {"premise_extractor": "lm", "premise_judge": "lm", "reasoning": False}
         return cls(**{**base, **overrides})
@@ -203,6 +206,11 @@ class GroundedQA(dspy.Module):
         if pred.declined:
             return self._abstain(result, AbstainReason.NO_EVIDENCE, "the LM found no answer in the passages")
         checks = analyse(pred.answer, context.size)
+        if not pred.relevant:
+            state.note("the generated answer does not address the question")
+            if cfg.fallback == "extractive":
+                return self._extractive(question, result, context)
+            return self._abstain(result, AbstainReason.CONTRACT_FAILED, "the answer does not address the question")
         weak = {s.index for s in pred.support if not s.supported}
         if weak:
             if cfg.unsupported_policy == "abstain":

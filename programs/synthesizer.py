@@ -4,8 +4,11 @@ Contracts on the generating predictor:
 
 * **Assert** (hard): the answer is non-empty, every ``[n]`` names a passage of this run, and every
   factual sentence cites at least one passage (only the first 3 citations of a sentence count).
+* **Suggest** (soft): the answer addresses the question (a *when* question gets a date, *how many* a
+  number, *who* a name; see :mod:`answer_checks`).
+
 Violation keys (visible in the result's ``violations``): ``format`` (unparseable reply), ``empty``,
-``citations`` and ``support``.
+``citations``, ``support`` and ``relevance``.
 
 * **Suggest** (soft): every cited sentence is supported by its cited passages per the entailment
   judge. After the last attempt the prediction says which sentences are unsupported, so the
@@ -26,6 +29,7 @@ from groundqa.contracts import Assert, Suggest
 from groundqa.runtime.run import stage_scope
 from groundqa.signatures.qa import NOT_IN_SOURCES, CitedAnswer
 
+from .answer_checks import answer_problem
 from .citations import SentenceCitations, analyse, citation_feedback
 from .formats import FORMAT_INSTRUCTIONS
 
@@ -82,7 +86,7 @@ class CitedSynthesizer(dspy.Module):
             Assert(False, "The reply did not follow the output format: give the field `answer` "
                           f"({type(exc).__name__}).", target=self.generate, key="format")
         if answer and declines(answer):
-            return dspy.Prediction(answer=answer, declined=True, support=[], checks=[])
+            return dspy.Prediction(answer=answer, declined=True, support=[], checks=[], relevant=True)
         checks = analyse(answer, n)
         problems = citation_feedback(checks, n)
         Assert(bool(answer), "The answer is empty: answer from the passages with citations, or reply "
@@ -97,4 +101,8 @@ class CitedSynthesizer(dspy.Module):
                      "they say, or cite the passage that says it." for s in weak) or "Cited sentences are supported.",
             target=self.generate, key="support",
         )
-        return dspy.Prediction(answer=answer, declined=False, support=support, checks=checks)
+        off_topic = answer_problem(question, answer)
+        Suggest(off_topic is None, off_topic or "The answer addresses the question.", target=self.generate,
+                key="relevance")
+        return dspy.Prediction(answer=answer, declined=False, support=support, checks=checks,
+                               relevant=off_topic is None)

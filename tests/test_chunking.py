@@ -59,3 +59,8 @@ def test_sentence_splitter_keeps_citations_and_abbreviations():
     assert split_sentences("It rose. [3] Then it fell.") == ["It rose. [3]", "Then it fell."]
     assert citation_numbers("a [2] b [1][2] [10]") == [2, 1, 10]
     assert strip_citations("- He came back [1][2] .") == "He came back."
+
+
+def test_citation_after_the_full_stop_stays_with_its_sentence():
+    assert split_sentences("Odile designed the lights. [1]") == ["Odile designed the lights. [1]"]
+    assert split_sentences("A b c. [1] Then d e. [2][3] Next.") == ["A b c. [1]", "Then d e. [2][3]", "Next."]

@@ -6,6 +6,12 @@ named in the instructions, stops at the adapter's end marker (and at any input-f
 model cannot invent the next example), and reports token usage. It plugs into DSPy 3.4 as a custom
 engine of ``dspy.LM``, so DSPy's cache, history, callbacks and usage tracking apply unchanged.
 
+Cited answers: for a prompt that asks for an ``answer`` from numbered ``passages`` (groundqa's
+CitedAnswer), decoding is constrained by a GBNF grammar (``cite_grammar=True``): ``NOT IN SOURCES``
+or one sentence ending with citations of listed passages. A 270M base model cannot
+follow the citation format from instructions alone; the grammar guarantees the form, the contracts
+still check the content.
+
 Determinism: temperature 0 is greedy and reproducible. With temperature > 0 the sampling seed comes
 from the call's ``rollout_id`` (or a fresh random seed when none is given). At temperature 0 the seed
 has no effect, which is why contract retries change the prompt (feedback), not only the rollout id.
@@ -51,6 +57,38 @@ def model_path(cache_dir: Path) -> Path:
         return Path(package.assemble(target, overwrite=True))
 
 
+_PASSAGES_FIELD = re.compile(r"\[\[ ## passages ## \]\]\n(.*?)(?=\n\n\[\[ ## |\Z)", re.S)
+
+
+def citation_grammar(n_passages: int) -> str:
+    """GBNF for a cited answer: ``NOT IN SOURCES`` or one sentence ending with one or two citations
+    ``[k]`` where ``k`` names one of the ``n_passages`` passages (a 270M model's second sentence is
+    almost always filler, measured on the bundled dev split)."""
+    numbers = " | ".join(f'"{k}"' for k in range(1, max(1, n_passages) + 1))
+    return (
+        'root ::= answer "\\n\\n[[ ## completed ## ]]"\n'
+        'answer ::= "NOT IN SOURCES" | sentence\n'
+        'sentence ::= [A-Z0-9"] body{2,240} [.?!] cites\n'
+        'body ::= [^\\[\\]\\n.?!] | "." [0-9]\n'
+        'cites ::= " [" num "]" ("[" num "]")?\n'
+        f"num ::= {numbers}\n"
+    )
+
+
+def _grammar_version() -> str:
+    """A short hash of the citation grammar: part of the model id, so DSPy's cache never serves answers
+    generated under another grammar."""
+    return hashlib.sha256(citation_grammar(3).encode()).hexdigest()[:8]
+
+
+def cited_answer_passages(last_user: str, first_field: str | None) -> int:
+    """How many numbered passages a cited-answer prompt carries (0 when it is not one)."""
+    if first_field != "answer":
+        return 0
+    match = _PASSAGES_FIELD.search(last_user)
+    return len(re.findall(r"^\[(\d+)\]", match.group(1), re.M)) if match else 0
+
+
 def render_transcript(request: Any) -> tuple[str, list[str], str]:
     """Flatten a chat request to (prompt, stop strings, primed prefix) for plain completion."""
     parts: list[str] = []
@@ -92,8 +130,10 @@ class LlamaCppEngine:
         n_threads: int | None = None,
         reuse_prefix: bool = True,
         gguf_path: str | Path | None = None,
+        cite_grammar: bool = True,
     ) -> None:
         self.cache_dir = Path(cache_dir)
+        self.cite_grammar = cite_grammar
         self.n_ctx = n_ctx
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self.reuse_prefix = reuse_prefix
@@ -119,7 +159,8 @@ class LlamaCppEngine:
             self._llm = None
 
     def dump_state(self) -> dict[str, Any]:
-        return {"cache_dir": str(self.cache_dir), "n_ctx": self.n_ctx, "reuse_prefix": self.reuse_prefix}
+        return {"cache_dir": str(self.cache_dir), "n_ctx": self.n_ctx, "reuse_prefix": self.reuse_prefix,
+                "cite_grammar": self.cite_grammar}
 
     @classmethod
     def load_state(cls, state: dict[str, Any]) -> LlamaCppEngine:
@@ -135,6 +176,15 @@ class LlamaCppEngine:
     def run(self, request: Any, on_token: Any = None) -> tuple[str, int, int, str]:
         """Generate a completion; returns (text, prompt tokens, completion tokens, finish reason)."""
         prompt, stops, primed = render_transcript(request)
+        grammar = None
+        if self.cite_grammar:
+            first = _FIELD.findall(primed)
+            n = cited_answer_passages(request.messages[-1].text or "", first[0] if first else None)
+            if n:
+                from llama_cpp import LlamaGrammar
+
+                grammar = LlamaGrammar.from_string(citation_grammar(n), verbose=False)
+                stops = []  # the grammar ends the answer with the end marker itself
         config = request.config
         temperature = float(config.temperature or 0.0)
         max_tokens = int(config.max_tokens or 256)
@@ -158,7 +208,7 @@ class LlamaCppEngine:
             completion_tokens = 0
             for chunk in llm.create_completion(
                 prompt=tokens, max_tokens=max_tokens, temperature=temperature, top_p=0.95, top_k=40,
-                repeat_penalty=1.1, stop=stops, stream=True,
+                repeat_penalty=1.1, stop=stops, stream=True, grammar=grammar,
             ):
                 choice = chunk["choices"][0]
                 piece = choice.get("text") or ""
@@ -174,7 +224,7 @@ class LlamaCppEngine:
             self.stats["completion_tokens"] += completion_tokens
             self.stats["seconds"] += time.perf_counter() - started
         text = primed + "".join(pieces).rstrip()
-        if finish == "stop" and primed:
+        if finish == "stop" and primed and not text.endswith(END_MARKER):
             text += f"\n\n{END_MARKER}"
         return text, len(tokens), completion_tokens, finish
 
@@ -202,13 +252,15 @@ class EmbeddedLM(dspy.LM):
         n_ctx: int = 8192,
         n_threads: int | None = None,
         reuse_prefix: bool = True,
+        cite_grammar: bool = True,
         cache: bool = True,
         engine: LlamaCppEngine | None = None,
         **kwargs: Any,
     ) -> None:
-        engine = engine or LlamaCppEngine(cache_dir, n_ctx=n_ctx, n_threads=n_threads, reuse_prefix=reuse_prefix)
+        engine = engine or LlamaCppEngine(cache_dir, n_ctx=n_ctx, n_threads=n_threads, reuse_prefix=reuse_prefix,
+                                          cite_grammar=cite_grammar)
         super().__init__(
-            MODEL_ID, engine=engine, temperature=temperature, max_tokens=max_tokens, cache=cache,
+            MODEL_ID + (f"+cite-{_grammar_version()}" if engine.cite_grammar else ""), engine=engine, temperature=temperature, max_tokens=max_tokens, cache=cache,
             num_retries=0, **kwargs,
         )
         self.llama = engine
