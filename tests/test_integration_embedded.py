@@ -69,7 +69,9 @@ def test_cli_ingest_then_ask_json_offline(tmp_path: Path, home: Path, monkeypatc
     assert code == 0
     data = json.loads(out.getvalue())
     assert data["exit_reason"] == "COMPLETED" and not data["abstained"]
-    assert data["citations"] and data["citations"][0]["doc_id"] == "harbor-lights"
+    # both pages say who designed the lights; any citation must be one of them
+    assert data["citations"] and {c["doc_id"] for c in data["citations"]} <= {"harbor-lights", "marchetti"}
+    assert "Marchetti" in data["answer"]
     assert {"answer", "citations", "abstained", "exit_reason", "usage", "confidence", "premises"} <= set(data)
     # replaying the recorded trace reproduces the answer without running the model
     out = io.StringIO()

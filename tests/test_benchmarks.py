@@ -1,0 +1,104 @@
+"""Smoke tests of the benchmark suites: tiny sizes, structure and sanity of the results, no timing thresholds."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# `benchmarks/` lives at the repository root and is not an installed package: make it importable
+# however pytest is started (`python -m pytest` adds the cwd, the `pytest` script does not).
+_REPO = str(Path(__file__).resolve().parents[1])
+if _REPO not in sys.path:
+    sys.path.insert(0, _REPO)
+
+import benchmarks  # noqa: E402
+from benchmarks import markdown_table, render_markdown  # noqa: E402
+from benchmarks.__main__ import main  # noqa: E402
+from benchmarks.retrieval import generate_corpus, run_retrieval, tables  # noqa: E402
+
+
+def test_generate_corpus_is_exact_and_deterministic() -> None:
+    from groundqa.store.chunking import chunk_text
+
+    docs = generate_corpus(120, seed=5)
+    again = generate_corpus(120, seed=5)
+    assert [d.text for d in docs] == [d.text for d in again]
+    assert sum(len(chunk_text(d.id, d.text, 600, 120)) for d in docs) == 120
+    assert len({d.id for d in docs}) == len(docs)
+
+
+@pytest.fixture(scope="module")
+def tiny_retrieval() -> dict[str, Any]:
+    return run_retrieval(
+        n_chunks=300, scale_to=450, n_queries=15, embed_sentences=40, embed_chunks=16, seed=3,
+        show_progress=False, log=lambda _message: None,
+    )
+
+
+def test_retrieval_result_has_sane_figures(tiny_retrieval: dict[str, Any]) -> None:
+    result = tiny_retrieval
+    assert set(result) >= {"config", "embedding", "scales"}
+    for kind in ("sentences", "chunks"):
+        assert result["embedding"][kind]["per_s"] > 0
+    small, big = result["scales"]
+    assert small["chunks"] == 300 and big["chunks"] == 450
+
+    ingest = small["ingest"]
+    assert ingest["chunks_added"] == 300 and ingest["chunks_per_s"] > 0
+
+    reingest = small["reingest"]
+    assert reingest["chunks_added"] == 0 and reingest["chunks_removed"] == 0
+    assert reingest["chunks_unchanged"] == 300
+    assert reingest["chunks_after"] == reingest["chunks_before"] == 300
+    assert reingest["count_unchanged"] is True and reingest["seconds"] > 0
+
+    assert big["fill"]["chunks_added"] == 150 and big["fill"]["chunks_per_s"] > 0
+    for scale in (small, big):
+        assert scale["query"]["mean_hits"] == 4
+        for path in ("with_embedding", "search_only", "chroma_only"):
+            figures = scale["query"][path]
+            assert figures["n"] == 15
+            assert figures["p95_ms"] >= figures["p50_ms"] > 0
+            assert figures["per_s"] > 0
+
+
+def test_retrieval_tables_render(tiny_retrieval: dict[str, Any]) -> None:
+    rendered = [markdown_table(t["columns"], t["rows"]) for t in tables(tiny_retrieval)]
+    assert len(rendered) == 2
+    assert "Re-ingest" in rendered[0] and "unchanged" in rendered[0]
+    assert rendered[1].count("\n") == 1 + len(tiny_retrieval["scales"])
+
+
+def test_runner_writes_json_markdown_and_chart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def fake_suite(args: argparse.Namespace) -> dict[str, Any]:
+        """A stand-in suite."""
+        return {
+            "title": "Fake",
+            "tables": [{"title": "t", "columns": ["Item", "Rate (items/s)"], "rows": [["a", 12.345], ["b", 1500.0]]}],
+            "notes": ["quick" if args.quick else "full"],
+            "chart": [{"title": "c", "ylabel": "items/s", "series": {"rate": {"a": 12.345, "b": 1500.0}}}],
+        }
+
+    benchmarks.load_suites()
+    monkeypatch.setitem(benchmarks.SUITES, "fake", fake_suite)
+    assert main(["run", "--suite", "fake", "--quick", "--out", str(tmp_path)]) == 0
+    data = json.loads((tmp_path / "fake.json").read_text(encoding="utf-8"))
+    assert data["suite"] == "fake" and data["quick"] is True and data["seconds"] >= 0
+    assert "environment" in data and data["environment"]["cpus"]
+    markdown = (tmp_path / "fake.md").read_text(encoding="utf-8")
+    assert "| a | 12.3 |" in markdown and "| b | 1,500 |" in markdown
+    assert (tmp_path / "fake.png").stat().st_size > 0
+    assert "## Fake" in capsys.readouterr().out
+    assert render_markdown(data).startswith("## Fake")
+
+
+def test_suites_are_registered() -> None:
+    suites = benchmarks.load_suites()
+    assert {"retrieval", "lm"} <= set(suites)
