@@ -236,8 +236,7 @@ def _log_dataset_inputs(data: ExperimentData) -> None:
         frame = pd.DataFrame([{"id": q.id, "question": q.question, "type": q.type,
                                "should_abstain": q.should_abstain, "answers": json.dumps(q.answers)}
                               for q in questions])
-        mlflow.log_input(mlflow.data.from_pandas(frame, name=f"{data.name}-{split}", source=data.name),
-                         context=split)
+        mlflow.log_input(mlflow.data.from_pandas(frame, name=f"{data.name}-{split}"), context=split)
 
 
 def _evaluate_logged(evaluate: Any, program: Any, questions: list[Any], options: CompileOptions, tracking: Any,

@@ -15,7 +15,9 @@ def _compile_args(p: argparse.ArgumentParser, defaults: dict[str, Any]) -> None:
                    help=f"one of: {', '.join(OPTIMIZERS)}")
     p.add_argument("--dataset", default="bundled", help="'bundled', 'squad[:PATH]' or a questions JSONL (with --corpus)")
     p.add_argument("--corpus", help="corpus JSONL or folder (for a questions JSONL dataset)")
-    p.add_argument("--teacher-lm", help="LM that bootstraps demos / proposes instructions (default: --lm)")
+    p.add_argument("--teacher-lm", default=defaults.get("teacher_lm"),
+                   help="LM that bootstraps demos / proposes instructions (default: --lm); 'extractive' is a "
+                        "deterministic offline teacher that answers with the best passage sentence, cited")
     p.add_argument("--reflection-lm", help="GEPA's reflection LM (default: teacher or --lm)")
     p.add_argument("--budget", type=int, default=defaults.get("budget", 4), help="max demos (few-shot) / steps (SIMBA)")
     p.add_argument("--auto", choices=["light", "medium", "heavy"], help="MIPROv2/GEPA budget preset")
@@ -110,7 +112,8 @@ def register(sub: Any, common: Any) -> None:
     p.set_defaults(func=cmd_optimize)
 
     p = sub.add_parser("demo", help="the main job: evaluate, compile and compare on the bundled dataset")
-    _compile_args(p, {"optimizer": "bootstrap", "budget": 3, "max_train": 24, "max_dev": 40})
+    _compile_args(p, {"optimizer": "bootstrap", "budget": 3, "max_train": 24, "max_dev": 40,
+                      "teacher_lm": "extractive"})
     p.add_argument("--chart", default="artifacts/demo-comparison.png", help="where to write the comparison chart")
     p.add_argument("--no-chart", action="store_true")
     common(p)

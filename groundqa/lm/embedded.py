@@ -158,6 +158,16 @@ class LlamaCppEngine:
         with self._lock:
             self._llm = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the loaded model (it is reloaded from the cache on first use)."""
+        state = dict(self.__dict__)
+        state["_llm"], state["_lock"] = None, None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def dump_state(self) -> dict[str, Any]:
         return {"cache_dir": str(self.cache_dir), "n_ctx": self.n_ctx, "reuse_prefix": self.reuse_prefix,
                 "cite_grammar": self.cite_grammar}

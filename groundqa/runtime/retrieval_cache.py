@@ -28,6 +28,7 @@ class RetrievalCache:
         self._memory: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
         self._lock = threading.Lock()
         self.max_items = max_items
+        self.directory = directory
         self._disk: Any = None
         if directory is not None:
             import diskcache
@@ -37,6 +38,12 @@ class RetrievalCache:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> RetrievalCache:
         return self
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"directory": self.directory, "max_items": self.max_items}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["directory"], state["max_items"])  # type: ignore[misc]
 
     def get(self, key: str) -> list[Passage] | None:
         with self._lock:

@@ -91,6 +91,7 @@ class CorpusStore:
         embedder: Embedder | None = None,
         client: Any = None,
     ) -> None:
+        self.path, self.url = path, url
         self.client = client or open_client(path, url)
         self.collection_name = collection
         self._embedder = embedder
@@ -103,6 +104,13 @@ class CorpusStore:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CorpusStore:
         return self  # a shared resource: programs copied by optimizers keep using the same store
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled as its address (e.g. inside an MLflow model); the client reopens on load."""
+        return {"path": self.path, "url": self.url, "collection": self.collection_name}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["path"], collection=state["collection"], url=state["url"])  # type: ignore[misc]
 
     def refresh_version(self) -> int:
         """Re-read the collection metadata (another process may have ingested) and return the version."""
