@@ -112,8 +112,7 @@ def register(sub: Any, common: Any) -> None:
     p.set_defaults(func=cmd_optimize)
 
     p = sub.add_parser("demo", help="the main job: evaluate, compile and compare on the bundled dataset")
-    _compile_args(p, {"optimizer": "bootstrap", "budget": 3, "max_train": 24, "max_dev": 40,
-                      "teacher_lm": "extractive"})
+    _compile_args(p, {"optimizer": "bootstrap", "budget": 3, "max_train": 24, "max_dev": 40})
     p.add_argument("--chart", default="artifacts/demo-comparison.png", help="where to write the comparison chart")
     p.add_argument("--no-chart", action="store_true")
     common(p)
