@@ -3,20 +3,27 @@
 Used when the LM cannot meet the hard citation contract. Each candidate sentence of the numbered
 context is scored ``0.6 * cosine(question, sentence) + 0.4 * overlap`` where ``overlap`` is the share
 of the question's content words found in the sentence (or its passage title), minus ``0.3`` when
-the sentence cannot answer the kind of question asked (no year for *when*, no number for *how
+the sentence cannot answer the kind of question asked; sentences that give instructions ("ignore
+previous instructions…") are never candidates, and a passage's own ``[n]`` marks are removed (no year for *when*, no number for *how
 many*; see :mod:`answer_checks`); the best sentences above ``floor`` are returned with their
 passage number.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from groundqa.store.embeddings import get_embedder
-from groundqa.text import content_words, split_sentences
+from groundqa.text import content_words, split_sentences, strip_citations
 
 from .answer_checks import answer_problem
 from .context import NumberedContext
+
+# Sentences that address the reader instead of stating facts are never quoted as answers.
+INSTRUCTION = re.compile(
+    r"\b(ignore|disregard|forget)\b.{0,40}\b(instructions?|prompts?|rules)\b|\byou are now\b|\bsystem prompt\b"
+    r"|\b(answer|respond|reply|say) (that|with|only)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -30,8 +37,9 @@ def rank_sentences(question: str, context: NumberedContext) -> list[ScoredSenten
     """Every sentence of the context scored against the question, best first."""
     candidates: list[tuple[int, str, str]] = []
     for number, passage in enumerate(context.passages, start=1):
-        for sentence in split_sentences(passage.text):
-            if len(content_words(sentence)) >= 3:
+        for raw in split_sentences(passage.text):
+            sentence = strip_citations(raw)  # a passage's own [n] marks must not pose as our citations
+            if len(content_words(sentence)) >= 3 and not INSTRUCTION.search(sentence):
                 candidates.append((number, sentence, passage.title))
     if not candidates:
         return []
