@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -87,7 +88,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     program_path = None if args.program == "baseline" else args.program
     program = build_program(settings, program_path=program_path, **overrides)
     result = evaluate(program, questions, threads=args.threads, progress=not args.quiet)
-    Console().print(result.table())
+    Console(width=max(160, shutil.get_terminal_size().columns)).print(result.table())
     print(f"{result.n} questions in {result.timing.total_s:.0f}s "
           f"(mean {result.timing.mean_latency_s or 0:.2f}s per question)")
     if args.json:

@@ -46,3 +46,17 @@ def embedded_lm(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture
 def demo_corpus() -> Path:
     return DEMO_CORPUS
+
+
+@pytest.fixture(autouse=True)
+def _isolate_mlflow():
+    """MLflow keeps the active experiment and tracking URI in process globals: reset them after each
+    test so one test's temporary store never leaks into the next."""
+    yield
+    import mlflow
+    from mlflow.tracking import fluent
+
+    while mlflow.active_run() is not None:
+        mlflow.end_run()
+    fluent._active_experiment_id = None
+    mlflow.set_tracking_uri(None)
