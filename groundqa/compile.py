@@ -214,9 +214,11 @@ def _headline(report: Any) -> dict[str, float | None]:
 def _mlflow_run(tracking: Any, data: ExperimentData, options: CompileOptions, params: dict[str, Any]) -> Any:
     import contextlib
 
-    if not tracking.enabled:
-        return contextlib.nullcontext(None)
     import mlflow
+
+    if not tracking.enabled:
+        mlflow.dspy.autolog(disable=True)  # no DSPy callback may try to reach a store that is down
+        return contextlib.nullcontext(None)
 
     from groundqa.tracking.setup import experiment_name
 

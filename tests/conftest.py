@@ -56,6 +56,7 @@ def _isolate_mlflow():
     import mlflow
     from mlflow.tracking import fluent
 
+    mlflow.dspy.autolog(disable=True)  # its callbacks would otherwise log later tests' evaluations
     while mlflow.active_run() is not None:
         mlflow.end_run()
     fluent._active_experiment_id = None
