@@ -60,4 +60,5 @@ def _isolate_mlflow():
     while mlflow.active_run() is not None:
         mlflow.end_run()
     fluent._active_experiment_id = None
+    os.environ.pop("MLFLOW_EXPERIMENT_ID", None)  # set_experiment exports it for child processes
     mlflow.set_tracking_uri(None)

@@ -89,8 +89,8 @@ def _small(make: Any) -> Any:
 
     def build(options: CompileOptions, metric: Any, settings: Any) -> Any:
         if options.optimizer == "mipro":
-            return dspy.MIPROv2(metric=metric, auto=None, num_candidates=2, max_bootstrapped_demos=1,
-                                max_labeled_demos=1, num_threads=1, seed=0)
+            return TinyMIPRO(metric=metric, auto=None, num_candidates=2, max_bootstrapped_demos=1,
+                             max_labeled_demos=1, num_threads=1, seed=0)
         if options.optimizer == "gepa":
             return dspy.GEPA(metric=metric, max_metric_calls=12, reflection_lm=dspy.settings.lm, num_threads=1,
                              seed=0, reflection_minibatch_size=2)
@@ -101,30 +101,28 @@ def _small(make: Any) -> Any:
     return build
 
 
+class TinyMIPRO(dspy.MIPROv2):
+    """MIPROv2 with two trials on the full (tiny) valset."""
+
+    def compile(self, student: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("num_trials", 2)
+        kwargs.setdefault("minibatch", False)
+        return super().compile(student, **kwargs)
+
+
 def _options(tmp_path: Path, dataset: Path, optimizer: str, **extra: Any) -> CompileOptions:
     return CompileOptions(optimizer=optimizer, dataset=str(dataset), corpus=str(CORPUS), budget=2,
                           artifacts=tmp_path / "artifacts", progress=False, **extra)
 
 
 @pytest.mark.parametrize("optimizer", ["labeled", "bootstrap", "bootstrap-rs", "mipro", "gepa", "simba"])
-def test_each_optimizer_compiles_end_to_end(optimizer, tmp_path, home, dataset, scripted, monkeypatch):
-    if optimizer == "mipro":
-        monkeypatch.setattr(dspy.MIPROv2, "compile", _mipro_compile(dspy.MIPROv2.compile))
+def test_each_optimizer_compiles_end_to_end(optimizer, tmp_path, home, dataset, scripted):
     settings = load_settings(home=home)
     outcome = compile_program(settings, _options(tmp_path, dataset, optimizer, mlflow=False), out=lambda s: None)
     assert outcome.program_path.exists() and (outcome.program_path.parent / "meta.json").exists()
     assert 0.0 <= outcome.compiled["score"] <= 1.0 and 0.0 <= outcome.baseline["score"] <= 1.0
     meta = json.loads((outcome.program_path.parent / "meta.json").read_text())
     assert meta["optimizer"] == optimizer and meta["dataset_digest"] and "baseline" in meta["scores"]
-
-
-def _mipro_compile(original: Any) -> Any:
-    def compile(self: Any, student: Any, **kwargs: Any) -> Any:
-        kwargs.setdefault("num_trials", 2)
-        kwargs.setdefault("minibatch", False)
-        return original(self, student, **kwargs)
-
-    return compile
 
 
 def test_mlflow_logging_and_reload_gives_identical_predictions(tmp_path, home, dataset, scripted):

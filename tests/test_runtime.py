@@ -116,7 +116,7 @@ def test_timeout(store):
 
 
 def test_wall_clock_timeout(store):
-    program, _ = make(store, lambda m: __import__("time").sleep(0.05) or GOOD, budgets={"timeout_s": 0.01})
+    program, _ = make(store, lambda m: __import__("time").sleep(0.2) or GOOD, budgets={"timeout_s": 0.1})
     result = program.run(QUESTION)
     assert result.exit_reason is ExitReason.TIMEOUT
 

@@ -104,6 +104,7 @@ class GuardedLM(dspy.BaseLM):
             run.usage.completion_tokens += usage.get("completion_tokens", 0)
             run.usage.lm_cache_hits += int(cache_hit)
             self._record(run, key, stage, messages, kwargs, outputs, usage, latency, cache_hit, retry, None)
+            run.check_deadline()  # a call that ended past the deadline ends the run
             if not outputs or all(not (o.get("text") if isinstance(o, dict) else o) for o in outputs):
                 run.note("the LM returned empty text")
             return outputs
