@@ -6,6 +6,7 @@
     GroundedQA compiled (``--program PATH``, else a quick BootstrapFewShot compile with the extractive
     teacher on at most 16 answerable train questions, 3 demos). One process, one LM object, one retriever,
     DSPy's cache and the retrieval cache off, so every program really calls the LM and the store.
+    In-process memo caches (MiniLM embeddings, offline-judge verdicts) are emptied before each program.
     Scores come from :func:`groundqa.evaluation.evaluate` (offline judge). LM calls, tokens, LM time and
     retrieval time come from GroundedQA's own usage and traces, and for the peers from meters wrapped
     around the same LM and retriever (the meters also run under GroundedQA, as a cross-check).
@@ -333,6 +334,36 @@ def compile_quick(student: Any, train: Sequence[Question], settings: Any, seed: 
     return compiled, info
 
 
+def drop_process_caches() -> None:
+    """Empty the in-process memo caches (MiniLM embeddings, offline-judge vectors and verdicts, lexical
+    features) so every program starts cold; the models themselves stay loaded. Without this, a program
+    evaluated later would reuse embeddings computed for an earlier one (and for its scoring)."""
+    from groundqa.metrics import judges, lexical
+    from groundqa.store import embeddings
+
+    embedder = embeddings.get_embedder()
+    with embeddings._lock:
+        embedder._cache.clear()
+    judge = judges.get_judge("offline")
+    for name in ("_vectors", "_verdicts"):
+        cache = getattr(judge, name, None)
+        if cache is not None:
+            cache.clear()
+    for fn in (lexical.features, lexical.token_features, judges._parse_premise):
+        fn.cache_clear()
+
+
+def question_records(report: Any, usage: list[QuestionUsage]) -> list[dict[str, Any]]:
+    """Per-question outcome and cost (for the JSON results)."""
+    return [
+        {"id": r.id, "type": r.type, "answer": r.answer, "abstained": r.abstained, "error": r.error,
+         "score": round(r.scores.score, 4), "latency_s": round(u.latency_s, 3), "lm_calls": u.lm_calls,
+         "prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens, "lm_s": round(u.lm_s, 3),
+         "retrievals": u.retrievals, "retrieval_s": round(u.retrieval_s, 4)}
+        for r, u in zip(report.records, usage, strict=False)
+    ]
+
+
 def run_quality(
     inner_lm: dspy.BaseLM,
     store: CorpusStore,
@@ -403,19 +434,22 @@ def run_quality(
 
     rows: list[dict[str, Any]] = []
     reports: dict[str, Any] = {}
+    records: dict[str, list[dict[str, Any]]] = {}
     for i, (name, (program, is_grounded, setup_s)) in enumerate(built.items(), start=1):
         if progress:
             _say(f"quality: [{i}/{len(built)}] {name} on {len(questions)} questions")
+        drop_process_caches()
         wrapped = Instrumented(name, program, meter, grounded=is_grounded)
         with dspy.context(lm=guarded if is_grounded else metered, adapter=adapter):
             report = evaluate(wrapped, list(questions), threads=1, judge="offline", progress=progress)
         reports[name] = report
         rows.append(program_row(name, report, wrapped.usage, setup_s))
+        records[name] = question_records(report, wrapped.usage)
         if progress:
             row = rows[-1]
             _say(f"quality: {name}: composite {row['score']:.3f}, abstention F1 {row['abstain_f1'] or 0:.3f}, "
                  f"{row['total_s']:.0f} s")
-    return {"rows": rows, "compile": compile_info, "reports": reports, "peer_k": peer_k}
+    return {"rows": rows, "compile": compile_info, "reports": reports, "records": records, "peer_k": peer_k}
 
 
 # -- tables, notes, chart --------------------------------------------------------------------
@@ -532,7 +566,8 @@ def quality_result(outcome: dict[str, Any], config: dict[str, Any], extra_notes:
         "config": config,
         "results": {"rows": rows, "compile": outcome.get("compile"), "peer_k": outcome.get("peer_k"),
                     "per_type": {name: {t: g.metrics.get("score") for t, g in rep.metrics.by_type.items()}
-                                 for name, rep in outcome.get("reports", {}).items()}},
+                                 for name, rep in outcome.get("reports", {}).items()},
+                    "questions": outcome.get("records", {})},
         "tables": [
             {"title": f"Quality ({n} questions)", "columns": [c for c, _ in QUALITY_COLUMNS],
              "rows": _rows(rows, QUALITY_COLUMNS)},
@@ -637,12 +672,17 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
     program_path = suite_option(args, "program", "GROUNDQA_BENCH_PROGRAM", None)
     max_questions = getattr(args, "max_questions", None)
     peer_reasoning = not bool(getattr(args, "peer_predict", False))
+    chosen = getattr(args, "programs", None)
+    programs = [p.strip() for p in chosen.split(",") if p.strip()] if chosen else list(PROGRAMS)
+    unknown = [p for p in programs if p not in PROGRAMS]
+    if unknown:
+        raise ValueError(f"unknown program(s) {', '.join(unknown)}; choose from {', '.join(PROGRAMS)}")
     settings = load_settings(lm=getattr(args, "lm", None), cache=False)
     docs, questions, train, skip = load_questions(data, quick, seed, max_questions)
     config = {"lm": settings.lm, "data": data, "split": "test" if data == "bundled" else "sample",
               "questions": len(questions), "quick": quick, "seed": seed, "program": program_path,
               "peer_module": "ChainOfThought" if peer_reasoning else "Predict", "dspy_cache": False,
-              "retrieval_cache": False, "k": settings.k, "judge": "offline", "threads": 1}
+              "retrieval_cache": False, "k": settings.k, "judge": "offline", "threads": 1, "programs": programs}
     if skip:
         return {"title": "Peers: skipped", "config": config, "results": {}, "tables": [], "notes": [skip]}
     guarded = configure_lm(settings)
@@ -653,7 +693,7 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
         warm_s = warm_up(inner, store)
         load_before = _load_text()
         outcome = run_quality(inner, store, questions, train, settings, settings.lm, program_path=program_path,
-                              peer_reasoning=peer_reasoning, seed=seed)
+                              programs=programs, peer_reasoning=peer_reasoning, seed=seed)
         load_after = _load_text()
     notes = [
         f"LM {settings.lm} (one object shared by every program; DSPy cache off, retrieval cache off, "
@@ -670,6 +710,9 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
                      "output field is `answer` (GroundedQA's synthesizer); the ChainOfThought peers' first "
                      "field is `reasoning`, so they decode free text and may break the ChatAdapter format "
                      "(an error for that question).")
+    elif settings.lm.startswith("embedded"):
+        notes.append("Peers use dspy.Predict, so their first output field is `answer` and the embedded engine "
+                     "applies the same citation grammar to them as to GroundedQA's synthesizer.")
     return quality_result(outcome, config, notes)
 
 
@@ -804,6 +847,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-questions", type=int, default=None, help="cap the question set")
     parser.add_argument("--peer-predict", action="store_true",
                         help="peers use dspy.Predict instead of ChainOfThought")
+    parser.add_argument("--programs", default=None,
+                        help="comma-separated subset of: " + ", ".join(PROGRAMS) + " (default: all)")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--wait-idle", type=float, default=0.0, metavar="MINUTES")

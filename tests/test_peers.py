@@ -39,6 +39,9 @@ from groundqa.runtime.guarded_lm import GuardedLM  # noqa: E402
 from groundqa.signatures.types import Passage  # noqa: E402
 from groundqa.store.chroma_store import CorpusStore  # noqa: E402
 
+# DSPy 3.4 deprecates OpenAI-style messages= for LM wrappers (GuardedLM, MeteredLM forward what adapters pass).
+pytestmark = pytest.mark.filterwarnings("ignore:Passing OpenAI-style message dictionaries:DeprecationWarning")
+
 DEMO = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "corpus.jsonl"
 QUESTIONS = [
     Question(id="q1", question="Who designed the harbor lights of Port Vessany?", answers=["Odile Marchetti"],
@@ -157,12 +160,13 @@ def test_union_and_percentile() -> None:
 # -- the suites' cores -------------------------------------------------------------------------
 def test_quality_core_on_a_scripted_lm(store: CorpusStore, home: Path) -> None:
     settings = load_settings(home=home, cache=False)
-    outcome = run_quality(ScriptedLM(responder), store, QUESTIONS, TRAIN, settings, config_lm="embedded",
+    questions = [QUESTIONS[0], QUESTIONS[2], QUESTIONS[3]]  # answerable, off corpus, false premise
+    outcome = run_quality(ScriptedLM(responder), store, questions, TRAIN[:2], settings, config_lm="embedded",
                           progress=False)
     rows = {r["program"]: r for r in outcome["rows"]}
     assert list(rows) == list(PROGRAMS)
     for row in rows.values():
-        assert row["n"] == len(QUESTIONS)
+        assert row["n"] == len(questions)
         for key in ("score", "answerable_quality", "abstain_f1", "citation_precision", "citation_recall", "str_em",
                     "over_abstention_rate"):
             assert row[key] is None or 0.0 <= row[key] <= 1.0, (row["program"], key, row[key])
@@ -176,11 +180,11 @@ def test_quality_core_on_a_scripted_lm(store: CorpusStore, home: Path) -> None:
     assert rows["GroundedQA"]["lm_calls_per_q"] == rows["GroundedQA"]["meter_lm_calls_per_q"]
     # premise verification costs retrievals
     assert rows["GroundedQA"]["retrievals_per_q"] >= rows["GroundedQA (no premises)"]["retrievals_per_q"]
-    assert outcome["compile"]["train_questions"] == len(TRAIN)
+    assert outcome["compile"]["train_questions"] == 2
 
     result = quality_result(outcome, {"lm": "scripted"})
     assert {"title", "config", "results", "tables", "notes", "chart"} <= set(result)
-    assert [t["title"] for t in result["tables"]] == ["Quality (4 questions)", "Cost per question"]
+    assert [t["title"] for t in result["tables"]] == ["Quality (3 questions)", "Cost per question"]
     assert all(len(row) == len(result["tables"][0]["columns"]) for row in result["tables"][0]["rows"])
     assert set(result["chart"]["series"]) == {"composite", "abstention F1", "answerable quality"}
     assert any("answerable quality while beating them on abstention F1" in n for n in result["notes"])
