@@ -34,9 +34,10 @@ def build_parser(suites: Sequence[str]) -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=13, help="seed of the synthetic data (default: 13)")
     run.add_argument(
         "--wait-idle", type=float, default=0.0, metavar="MINUTES",
-        help="before each suite, wait up to MINUTES for the 1-minute load average to fall below 0.5 "
-        "(other processes on the machine skew the figures); default: do not wait",
+        help="before each suite, wait up to MINUTES for the 1-minute load average to fall below "
+        "--idle-load (other processes on the machine skew the figures); default: do not wait",
     )
+    run.add_argument("--idle-load", type=float, default=0.8, help="load average counted as idle (default: 0.8)")
     commands.add_parser("list", help="list the registered suites")
     return parser
 
@@ -52,7 +53,7 @@ def write_result(name: str, result: dict[str, Any], out: Path) -> list[Path]:
     return written
 
 
-def wait_for_idle(minutes: float, threshold: float = 0.5, poll_s: float = 10.0) -> float:
+def wait_for_idle(minutes: float, threshold: float = 0.8, poll_s: float = 10.0) -> float:
     """Wait up to ``minutes`` until the 1-minute load average is below ``threshold``; return the seconds waited."""
     started = time.monotonic()
     deadline = started + 60.0 * minutes
@@ -72,7 +73,7 @@ def run_suite(name: str, args: argparse.Namespace, command: str) -> dict[str, An
     """Run one registered suite, complete its result with run facts and write its files."""
     suites = load_suites()
     if getattr(args, "wait_idle", 0.0):
-        wait_for_idle(args.wait_idle)
+        wait_for_idle(args.wait_idle, getattr(args, "idle_load", 0.8))
     started = dt.datetime.now(dt.timezone.utc)
     load_start = cpu_load()
     clock = time.perf_counter()

@@ -131,35 +131,51 @@ def _bar(total: int, desc: str) -> Any:
 
 
 def measure_throughput(
-    lm: Any, adapter: dspy.ChatAdapter, target_tokens: int, prompts: int, seed: int, demos: bool
+    lm: Any, adapter: dspy.ChatAdapter, target_tokens: int, prompts: int, seed: int, demos: bool,
+    grammar: bool = True,
 ) -> dict[str, Any]:
     """Prompt-eval and generation tokens/s over ``prompts`` distinct prompts of ~``target_tokens``.
 
-    ``lm`` must have prefix reuse off, so every prompt token is evaluated.
+    ``lm`` must have prefix reuse off, so every prompt token is evaluated. ``grammar`` switches the
+    engine's citation grammar (constrained decoding of cited answers) on or off for these calls.
     """
     text = SyntheticText(seed)
     shots = make_demos(text, 2) if demos else []
     perf = PerfCounters(lm)
+    engine = lm.llama
+    has_grammar = hasattr(engine, "cite_grammar")
+    previous = getattr(engine, "cite_grammar", False)
+    if has_grammar:
+        engine.cite_grammar = grammar
     calls = []
-    with _bar(prompts, f"~{target_tokens}-token prompts") as bar:
-        for _ in range(prompts):
-            messages, tokens = build_prompt(lm, adapter, shots, text, target_tokens)
-            call = timed_call(lm, perf, adapter, messages)
-            call["prompt_tokens_total"] = tokens
-            calls.append(call)
-            bar.update()
+    try:
+        with _bar(prompts, f"~{target_tokens}-token prompts, grammar {'on' if grammar else 'off'}") as bar:
+            for _ in range(prompts):
+                messages, tokens = build_prompt(lm, adapter, shots, text, target_tokens)
+                call = timed_call(lm, perf, adapter, messages)
+                call["prompt_tokens_total"] = tokens
+                calls.append(call)
+                bar.update()
+    finally:
+        if has_grammar:
+            engine.cite_grammar = previous
+    # Wall time after the prompt is evaluated: decoding + sampling (+ grammar) + DSPy's own work.
+    after_prompt_s = sum(max(1e-9, c["wall_s"] - c["prompt_ms"] / 1000.0) for c in calls)
     prompt_ms = sum(c["prompt_ms"] for c in calls)
     gen_ms = sum(c["gen_ms"] for c in calls)
     prompt_tokens = sum(c["prompt_tokens"] for c in calls)
     gen_tokens = sum(c["gen_tokens"] for c in calls)
     return {
         "target_tokens": target_tokens, "prompts": prompts, "demos": len(shots),
+        "cite_grammar": bool(grammar and has_grammar),
         "mean_prompt_tokens": round(statistics.fmean(c["prompt_tokens_total"] for c in calls), 1),
         "mean_generated_tokens": round(gen_tokens / prompts, 1),
         "prompt_tokens_per_s": round(1000.0 * prompt_tokens / prompt_ms, 1) if prompt_ms else 0.0,
         "generation_tokens_per_s": round(1000.0 * gen_tokens / gen_ms, 1) if gen_ms else 0.0,
         "ms_per_prompt_token": round(prompt_ms / prompt_tokens, 3) if prompt_tokens else 0.0,
         "ms_per_generated_token": round(gen_ms / gen_tokens, 2) if gen_tokens else 0.0,
+        "end_to_end_generation_tokens_per_s": round(gen_tokens / after_prompt_s, 1),
+        "end_to_end_ms_per_generated_token": round(1000.0 * after_prompt_s / gen_tokens, 2) if gen_tokens else 0.0,
         "mean_call_s": round(statistics.fmean(c["wall_s"] for c in calls), 3),
         "parsed": sum(c["parsed"] for c in calls),
     }
@@ -236,10 +252,12 @@ def run_lm(quick: bool = False, seed: int = 13) -> dict[str, Any]:
     prompts = 3 if quick else 6
     calls = 5 if quick else 12
     print("lm: throughput on ~300 and ~1,500-token prompts", file=sys.stderr)
-    throughput = [
-        measure_throughput(lms[False], adapter, size, prompts, rng.randrange(10**6), demos=size > 500)
-        for size in (300, 1500)
-    ]
+    grammars = (True, False) if hasattr(lms[False].llama, "cite_grammar") else (False,)
+    throughput = []
+    for size in (300, 1500):
+        size_seed = rng.randrange(10**6)
+        for grammar in grammars:  # the same prompts with and without the citation grammar
+            throughput.append(measure_throughput(lms[False], adapter, size, prompts, size_seed, size > 500, grammar))
     print("lm: prefix reuse off vs on", file=sys.stderr)
     reuse = [
         measure_prefix_reuse(lms[False], lms[True], adapter, per_demo, calls, rng.randrange(10**6))
@@ -251,6 +269,7 @@ def run_lm(quick: bool = False, seed: int = 13) -> dict[str, Any]:
             "model": first.model, "n_ctx": n_ctx, "n_threads": first.llama.n_threads, "max_tokens": MAX_TOKENS,
             "temperature": 0.0, "dspy_cache": False, "adapter": "ChatAdapter", "prompts_per_size": prompts,
             "calls_per_mode": calls, "seed": seed,
+            "cite_grammar_default": bool(getattr(first.llama, "cite_grammar", False)),
         },
         "model_load_s": round(load_s, 2),
         "throughput": throughput,
@@ -261,9 +280,10 @@ def run_lm(quick: bool = False, seed: int = 13) -> dict[str, Any]:
 def tables(results: dict[str, Any]) -> list[dict[str, Any]]:
     """The Markdown tables of a :func:`run_lm` result."""
     speed_rows = [
-        [f"~{t['target_tokens']:,} ({'2 demos' if t['demos'] else 'zero-shot'})", t["prompts"], t["mean_prompt_tokens"], t["prompt_tokens_per_s"],
-         t["mean_generated_tokens"], t["generation_tokens_per_s"], t["ms_per_generated_token"], t["mean_call_s"],
-         f"{t['parsed']}/{t['prompts']}"]
+        [f"~{t['target_tokens']:,} ({'2 demos' if t['demos'] else 'zero-shot'})",
+         "on" if t.get("cite_grammar") else "off", t["prompts"], t["mean_prompt_tokens"], t["prompt_tokens_per_s"],
+         t["mean_generated_tokens"], t["generation_tokens_per_s"], t["end_to_end_generation_tokens_per_s"],
+         t["end_to_end_ms_per_generated_token"], t["mean_call_s"], f"{t['parsed']}/{t['prompts']}"]
         for t in results["throughput"]
     ]
     reuse_rows = [
@@ -276,9 +296,9 @@ def tables(results: dict[str, Any]) -> list[dict[str, Any]]:
     return [
         {
             "title": "Embedded LM throughput (reuse off: every prompt token evaluated)",
-            "columns": ["Prompt size", "Prompts", "Mean prompt tokens", "Prompt eval (tokens/s)",
-                        "Mean generated tokens", "Generation (tokens/s)", "ms per generated token",
-                        "Mean call (s)", "Parsed by ChatAdapter"],
+            "columns": ["Prompt size", "Citation grammar", "Prompts", "Mean prompt tokens", "Prompt eval (tokens/s)",
+                        "Mean generated tokens", "Decode (tokens/s)", "Generation end to end (tokens/s)",
+                        "ms per generated token, end to end", "Mean call (s)", "Parsed by ChatAdapter"],
             "rows": speed_rows,
         },
         {
@@ -293,11 +313,12 @@ def tables(results: dict[str, Any]) -> list[dict[str, Any]]:
 
 def chart(results: dict[str, Any]) -> list[dict[str, Any]]:
     """Two panels: tokens/s by prompt size; mean latency per call with reuse off/on."""
-    speed: dict[str, dict[str, float]] = {"prompt eval": {}, "generation": {}}
+    speed: dict[str, dict[str, float]] = {"prompt eval": {}, "decode": {}, "generation end to end": {}}
     for t in results["throughput"]:
-        label = f"~{t['target_tokens']:,}-token prompts"
+        label = f"~{t['target_tokens']:,} tokens, grammar {'on' if t.get('cite_grammar') else 'off'}"
         speed["prompt eval"][label] = t["prompt_tokens_per_s"]
-        speed["generation"][label] = t["generation_tokens_per_s"]
+        speed["decode"][label] = t["generation_tokens_per_s"]
+        speed["generation end to end"][label] = t["end_to_end_generation_tokens_per_s"]
     latency: dict[str, dict[str, float]] = {"reuse_prefix=False": {}, "reuse_prefix=True": {}}
     for r in results["prefix_reuse"]:
         label = f"{r['prefix_tokens']:,}-token prefix (×{r['speedup']:.2f})"
@@ -321,9 +342,12 @@ def notes(results: dict[str, Any]) -> list[str]:
         "prompts are zero-shot (instructions + question + 2 numbered synthetic passages), ~1,500-token prompts "
         "have 2 demos and more passages. Prompt-eval and generation rates come from llama.cpp's performance "
         "counters (llama_perf_context); latency per call is wall-clock through dspy.LM.",
-        "Generation stops at the ChatAdapter end marker or max_tokens, so generated-token counts are short "
-        "answers; 'Parsed by ChatAdapter' counts outputs the adapter parses into a non-empty answer.",
-        "Prefix reuse: two engines (reuse_prefix=False / True, each with its own KV cache) answer the same "
+        "'Decode' = llama.cpp's token evaluation time alone (llama_perf_context); 'generation end to end' = "
+        "generated tokens / (wall time − prompt-eval time), i.e. including sampling, the citation grammar "
+        "(GBNF-constrained decoding, on by default for cited-answer prompts) and DSPy's own work.",
+        "Generation stops at the ChatAdapter end marker (or the grammar's end) or max_tokens, so generated-token "
+        "counts are short answers; 'Parsed by ChatAdapter' counts outputs the adapter parses into a non-empty answer.",
+        "Prefix reuse (engine defaults, citation grammar on): two engines (reuse_prefix=False / True, each with its own KV cache) answer the same "
         "prompts in turn (3 fresh passages + a new question after the shared prefix); the first prompt primes "
         "both and is not counted. With reuse on, llama.cpp keeps the KV cache of the longest common token "
         "prefix with the previous call, so only the question, its passages and the answer are evaluated anew. "

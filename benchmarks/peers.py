@@ -12,7 +12,7 @@
     around the same LM and retriever (the meters also run under GroundedQA, as a cross-check).
 ``cache``
     GroundedQA on the same questions twice with DSPy's LM cache (memory + disk, under a temporary
-    home) and the retrieval cache on: cold, warm, and warm from disk only (memory caches dropped).
+    home) and the retrieval cache on: cold, warm, and warm from disk only (every memory cache emptied).
 
 Options: the registry runner (``python -m benchmarks run --suite quality --quick``) takes the LM from
 ``GROUNDQA_LM`` (default ``embedded``) and the data/program from ``GROUNDQA_BENCH_DATA`` /
@@ -200,6 +200,7 @@ class QuestionUsage:
     source: str  # "trace" (GroundedQA's usage + trace) or "meter"
     meter: MeterReading | None = None
     refine_failures: int = 0
+    mode: str = ""  # GroundedQA: generated / extractive / none
 
 
 class Instrumented:
@@ -243,7 +244,7 @@ class Instrumented:
                 self.usage.append(QuestionUsage(
                     latency_s=wall, lm_calls=usage.lm_calls, prompt_tokens=usage.prompt_tokens,
                     completion_tokens=usage.completion_tokens, lm_s=lm_s, retrievals=usage.retrieval_calls,
-                    retrieval_s=ret_s, busy_s=reading.busy_s, source="trace", meter=reading))
+                    retrieval_s=ret_s, busy_s=reading.busy_s, source="trace", meter=reading, mode=result.mode))
             else:
                 self.usage.append(QuestionUsage(
                     latency_s=wall, lm_calls=reading.lm_calls, prompt_tokens=reading.prompt_tokens,
@@ -304,6 +305,8 @@ def program_row(name: str, report: Any, usage: list[QuestionUsage], setup_s: flo
         "figures_from": usage[0].source if usage else "",
         "meter_lm_calls_per_q": meter_calls / n,
         "refine_failed_rollouts": sum(u.refine_failures for u in usage),
+        "modes": {m: sum(u.mode == m for u in usage) for m in ("generated", "extractive", "none")
+                  if any(u.mode == m for u in usage)},
         "setup_s": setup_s,
     }
 
@@ -359,7 +362,7 @@ def question_records(report: Any, usage: list[QuestionUsage]) -> list[dict[str, 
         {"id": r.id, "type": r.type, "answer": r.answer, "abstained": r.abstained, "error": r.error,
          "score": round(r.scores.score, 4), "latency_s": round(u.latency_s, 3), "lm_calls": u.lm_calls,
          "prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens, "lm_s": round(u.lm_s, 3),
-         "retrievals": u.retrievals, "retrieval_s": round(u.retrieval_s, 4)}
+         "retrievals": u.retrievals, "retrieval_s": round(u.retrieval_s, 4), "mode": u.mode}
         for r, u in zip(report.records, usage, strict=False)
     ]
 
@@ -543,6 +546,11 @@ def quality_result(outcome: dict[str, Any], config: dict[str, Any], extra_notes:
     if cross:
         notes.append("LM calls per question, GroundedQA's own usage vs the meter around the same LM: "
                      + "; ".join(cross) + ".")
+    modes = [f"{r['program']} {r['modes'].get('generated', 0)} generated / {r['modes'].get('extractive', 0)} "
+             f"extractive / {r['modes'].get('none', 0)} none" for r in rows if r.get("modes")]
+    if modes:
+        notes.append("Where GroundedQA's answers came from (result.mode over all questions; 'none' = abstained): "
+                     + "; ".join(modes) + ".")
     if outcome.get("compile"):
         notes.append(f"Compiled program: {outcome['compile']}.")
     notes.append(
@@ -740,6 +748,8 @@ def run_cache(settings: Any, store: CorpusStore, questions: Sequence[Question], 
               progress: bool = True) -> dict[str, Any]:
     """Cold, warm (memory + disk) and warm-from-disk passes of GroundedQA with every cache on.
 
+    Before the cold pass the in-process memo caches are emptied too (:func:`drop_process_caches`).
+
     The caller configures the LM and DSPy's cache (``configure_lm(settings)`` puts it under ``home``).
     """
     from groundqa.programs.grounded_qa import GroundedQA, QAConfig
@@ -747,10 +757,14 @@ def run_cache(settings: Any, store: CorpusStore, questions: Sequence[Question], 
     directory = home / "cache" / "retrieval"
     retriever = Retriever(store, k=settings.k, cache=RetrievalCache(directory))
     program = GroundedQA(retriever, QAConfig.for_lm(settings.lm))
+    drop_process_caches()
     cold = run_passes(program, questions, "cold", progress)
     warm = run_passes(program, questions, "warm", progress)
+    # As a new process would find things: DSPy's and the retrieval cache's memory layers empty, the
+    # in-process embedding and judge memos empty; only the disk caches are warm.
     dspy.cache.reset_memory_cache()
-    retriever.cache = RetrievalCache(directory)  # a fresh memory layer over the same disk cache
+    retriever.cache = RetrievalCache(directory)
+    drop_process_caches()
     disk = run_passes(program, questions, "warm (disk)", progress)
     passes = {"cold": cold, "warm": warm, "warm_disk": disk}
     return {
@@ -767,7 +781,7 @@ def cache_result(outcome: dict[str, Any], config: dict[str, Any], extra_notes: S
     """The registry result dict of a :func:`run_cache` outcome."""
     n = outcome["n"]
     rows = []
-    for key, label in (("cold", "cold"), ("warm", "warm (memory + disk)"), ("warm_disk", "warm (disk only)")):
+    for key, label in (("cold", "cold"), ("warm", "warm (memory + disk)"), ("warm_disk", "warm, disk only (memory caches emptied)")):
         p = outcome["passes"][key]
         speedup = None if key == "cold" else outcome["speedup_warm" if key == "warm" else "speedup_disk"]
         identical = None if key == "cold" else outcome["identical_warm" if key == "warm" else "identical_disk"]
@@ -779,6 +793,8 @@ def cache_result(outcome: dict[str, Any], config: dict[str, Any], extra_notes: S
         f"Target 'warm re-run ≥ 50× faster' — {'MET' if warm >= 50 else 'MISSED'}: {warm:.1f}× "
         f"(warm from disk only: {outcome['speedup_disk'] or 0:.1f}×); answers identical on "
         f"{outcome['identical_warm']}/{n} (memory) and {outcome['identical_disk']}/{n} (disk).",
+        "'Disk only' empties DSPy's and the retrieval cache's memory layers and the in-process embedding and "
+        "judge memos before the pass, as a new process would find them (the models stay loaded). "
         "What a warm run still does: input checks, presupposition rules, the offline judge (MiniLM) for premise "
         "and sentence support, context building and the extractive fallback; LM answers and retrievals come from "
         "the caches.",

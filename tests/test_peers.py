@@ -181,6 +181,8 @@ def test_quality_core_on_a_scripted_lm(store: CorpusStore, home: Path) -> None:
     # premise verification costs retrievals
     assert rows["GroundedQA"]["retrievals_per_q"] >= rows["GroundedQA (no premises)"]["retrievals_per_q"]
     assert outcome["compile"]["train_questions"] == 2
+    assert sum(rows["GroundedQA"]["modes"].values()) == len(questions) and not rows["PlainRAG"]["modes"]
+    assert [r["id"] for r in outcome["records"]["RefineRAG"]] == [q.id for q in questions]
 
     result = quality_result(outcome, {"lm": "scripted"})
     assert {"title", "config", "results", "tables", "notes", "chart"} <= set(result)
