@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 import dspy
 import pytest
 
-from groundqa.lm.embedded import END_MARKER, render_transcript
+from groundqa.lm.embedded import END_MARKER, MIN_FIELD_TOKENS, field_budget, output_fields, render_transcript
 
 pytestmark = pytest.mark.integration
 
@@ -56,3 +56,41 @@ def test_transcript_primes_first_output_field_and_stops_at_inputs():
     prompt, stops, primed = render_transcript(request)
     assert prompt.endswith("[[ ## answer ## ]]\n") and primed == "[[ ## answer ## ]]\n"
     assert END_MARKER in stops and "[[ ## question ## ]]" in stops and "[[ ## answer ## ]]" not in stops
+
+
+def test_output_fields_are_read_in_order_with_type_notes():
+    reminder = ("Respond with the corresponding output fields, starting with the field `[[ ## reasoning ## ]]`, "
+                "then `[[ ## answer ## ]]`, then `[[ ## confidence ## ]]` (must be formatted as a valid Python "
+                "float), and then ending with the marker for `[[ ## completed ## ]]`.")
+    assert output_fields("[[ ## question ## ]]\nWho?\n\n" + reminder) == ["reasoning", "answer", "confidence"]
+    assert output_fields("no reminder here") == []
+
+
+def test_field_budget_shares_tokens_and_gives_the_rest_to_the_last_field():
+    assert field_budget(256, 2) == 128 and field_budget(100, 1) == 100
+    assert field_budget(40, 3) == MIN_FIELD_TOKENS  # never starve an early field
+    assert field_budget(0, 1) == 1
+
+
+class CitedQA(dspy.Signature):
+    """Answer the question from the numbered passages; cite them like [1]."""
+
+    question: str = dspy.InputField()
+    passages: str = dspy.InputField()
+    answer: str = dspy.OutputField()
+
+
+def test_chain_of_thought_gets_every_field_from_the_base_model(embedded_lm):
+    """A 270M base model never writes `[[ ## answer ## ]]` after its reasoning by itself: the engine
+    decodes field by field, so ChainOfThought parses and the cited answer keeps its grammar."""
+    with dspy.context(lm=embedded_lm, adapter=dspy.ChatAdapter(use_json_adapter_fallback=False)):
+        out = dspy.ChainOfThought(CitedQA)(
+            question="When was the lighthouse on Calder automated?",
+            passages="[1] Calder lighthouse\nThe lighthouse on Calder was automated in 1999.\n\n"
+                     "[2] Arden mill\nThe mill on the Arden river was built in 1820.")
+    assert out.reasoning.strip() and out.answer.strip()
+    assert out.answer == "NOT IN SOURCES" or out.answer.rstrip().endswith(("[1]", "[2]"))
+    entry = embedded_lm.history[-1]
+    text = entry["outputs"][0]
+    assert text.index("[[ ## reasoning ## ]]") < text.index("[[ ## answer ## ]]") < text.index(END_MARKER)
+    assert entry["usage"]["completion_tokens"] <= 256

@@ -3,7 +3,10 @@
 Gemma 3 270M is a *base* model: through its chat template it answers with empty text. The engine
 therefore renders DSPy's messages as one plain-completion transcript, primes the first output field
 named in the instructions, stops at the adapter's end marker (and at any input-field marker, so the
-model cannot invent the next example), and reports token usage. It plugs into DSPy 3.4 as a custom
+model cannot invent the next example), and reports token usage. Signatures with several output fields
+(``dspy.ChainOfThought``: ``reasoning`` then ``answer``) are decoded field by field: each field is
+primed with its marker and gets its share of ``max_tokens``, so a base model that never writes the
+next marker by itself still returns every field the adapter expects. It plugs into DSPy 3.4 as a custom
 engine of ``dspy.LM``, so DSPy's cache, history, callbacks and usage tracking apply unchanged.
 
 Cited answers: for a prompt that asks for an ``answer`` from numbered ``passages`` (groundqa's
@@ -40,6 +43,9 @@ MODEL_ID = "embedded/gemma-3-270m-q4_k_m"
 END_MARKER = "[[ ## completed ## ]]"
 _FIELD = re.compile(r"\[\[ ## (\w+) ## \]\]")
 _FIRST_FIELD = re.compile(r"starting with the field `\[\[ ## (\w+) ## \]\]`")
+_OUTPUT_SPEC = re.compile(r"starting with the field (.*?), and then ending with the marker", re.S)
+DECODING_VERSION = "fields-1"  # part of the model id: outputs decoded otherwise never share a cache entry
+MIN_FIELD_TOKENS = 32
 _ROLLOUT: contextvars.ContextVar[Any] = contextvars.ContextVar("groundqa_rollout_id", default=None)
 
 
@@ -78,7 +84,26 @@ def citation_grammar(n_passages: int) -> str:
 def _grammar_version() -> str:
     """A short hash of the citation grammar: part of the model id, so DSPy's cache never serves answers
     generated under another grammar."""
-    return hashlib.sha256(citation_grammar(3).encode()).hexdigest()[:8]
+    return hashlib.sha256((citation_grammar(3) + DECODING_VERSION).encode()).hexdigest()[:8]
+
+
+def output_fields(last_user: str) -> list[str]:
+    """The output fields a ChatAdapter prompt asks for, in order (empty when it names none)."""
+    spec = _OUTPUT_SPEC.search(last_user)
+    if spec:
+        return list(dict.fromkeys(_FIELD.findall(spec.group(1))))
+    first = _FIRST_FIELD.search(last_user)
+    return [first.group(1)] if first else []
+
+
+def field_budget(remaining: int, fields_left: int) -> int:
+    """Tokens for the next field when ``fields_left`` fields (this one included) share ``remaining``.
+
+    Every field but the last gets an equal share (at least :data:`MIN_FIELD_TOKENS`); the last field
+    gets whatever is left."""
+    if fields_left <= 1:
+        return max(1, remaining)
+    return max(MIN_FIELD_TOKENS, remaining // fields_left)
 
 
 def cited_answer_passages(last_user: str, first_field: str | None) -> int:
@@ -184,59 +209,101 @@ class LlamaCppEngine:
         return 0 if temperature <= 0 else random.randrange(2**31)
 
     def run(self, request: Any, on_token: Any = None) -> tuple[str, int, int, str]:
-        """Generate a completion; returns (text, prompt tokens, completion tokens, finish reason)."""
-        prompt, stops, primed = render_transcript(request)
-        grammar = None
-        if self.cite_grammar:
-            first = _FIELD.findall(primed)
-            n = cited_answer_passages(request.messages[-1].text or "", first[0] if first else None)
-            if n:
-                from llama_cpp import LlamaGrammar
+        """Generate a completion; returns (text, prompt tokens, completion tokens, finish reason).
 
-                grammar = LlamaGrammar.from_string(citation_grammar(n), verbose=False)
-                stops = []  # the grammar ends the answer with the end marker itself
+        The output fields are decoded one after another (see the module docstring); the finish reason
+        is ``length`` only when the last field ran out of tokens.
+        """
+        prompt, stops, primed = render_transcript(request)
+        last_user = request.messages[-1].text or "" if request.messages else ""
+        fields = output_fields(last_user) if primed else []
         config = request.config
         temperature = float(config.temperature or 0.0)
         max_tokens = int(config.max_tokens or 256)
         stops = list(dict.fromkeys([*stops, *(config.stop or ())]))
+        text = primed
+        completion_tokens = 0
+        finish = "stop"
         with self._lock:
             llm = self._model()
             tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
-            if len(tokens) + max_tokens > self.n_ctx:
+            prompt_tokens = len(tokens)
+            if prompt_tokens + max_tokens > self.n_ctx:
                 from dspy.utils.exceptions import ContextWindowExceededError
 
                 raise ContextWindowExceededError(
-                    f"prompt of {len(tokens)} tokens + {max_tokens} to generate exceeds the embedded "
+                    f"prompt of {prompt_tokens} tokens + {max_tokens} to generate exceeds the embedded "
                     f"model's context of {self.n_ctx} tokens", model=MODEL_ID,
                 )
             if not self.reuse_prefix:
                 llm.reset()
             llm.set_seed(self._seed(temperature))
             started = time.perf_counter()
-            pieces: list[str] = []
-            finish = "stop"
-            completion_tokens = 0
-            for chunk in llm.create_completion(
-                prompt=tokens, max_tokens=max_tokens, temperature=temperature, top_p=0.95, top_k=40,
-                repeat_penalty=1.1, stop=stops, stream=True, grammar=grammar,
-            ):
-                choice = chunk["choices"][0]
-                piece = choice.get("text") or ""
-                if piece:
-                    completion_tokens += 1
-                    pieces.append(piece)
+            for index, name in enumerate(fields or [None]):
+                is_last = index >= len(fields) - 1
+                if index:  # prime the next field: the model rarely writes its marker by itself
+                    joiner = f"\n\n[[ ## {name} ## ]]\n"
+                    text = text.rstrip() + joiner
                     if on_token is not None:
-                        on_token(piece)
-                if choice.get("finish_reason"):
-                    finish = "length" if choice["finish_reason"] == "length" else "stop"
+                        on_token(joiner)
+                    tokens = llm.tokenize((prompt + text[len(primed):]).encode("utf-8"), add_bos=True,
+                                          special=False)
+                later = [f"[[ ## {f} ## ]]" for f in fields[index + 1:]]
+                segment_stops = list(dict.fromkeys([*stops, *later]))
+                grammar = self._grammar(last_user, name) if is_last else None
+                if grammar is not None:
+                    segment_stops = []  # the grammar ends the answer with the end marker itself
+                budget = field_budget(max_tokens - completion_tokens, len(fields) - index)
+                piece_text, used, segment_finish = self._generate(
+                    llm, tokens, budget, temperature, segment_stops, grammar, on_token)
+                text += piece_text
+                completion_tokens += used
+                if is_last:
+                    finish = segment_finish
+                if completion_tokens >= max_tokens and not is_last:
+                    finish = "length"
+                    break
             self.stats["calls"] += 1
-            self.stats["prompt_tokens"] += len(tokens)
+            self.stats["prompt_tokens"] += prompt_tokens
             self.stats["completion_tokens"] += completion_tokens
             self.stats["seconds"] += time.perf_counter() - started
-        text = primed + "".join(pieces).rstrip()
+        text = text.rstrip()
         if finish == "stop" and primed and not text.endswith(END_MARKER):
             text += f"\n\n{END_MARKER}"
-        return text, len(tokens), completion_tokens, finish
+        return text, prompt_tokens, completion_tokens, finish
+
+    def _grammar(self, last_user: str, field: str | None) -> Any:
+        """The citation grammar when ``field`` is the answer of a cited-answer prompt, else None."""
+        if not self.cite_grammar:
+            return None
+        n = cited_answer_passages(last_user, field)
+        if not n:
+            return None
+        from llama_cpp import LlamaGrammar
+
+        return LlamaGrammar.from_string(citation_grammar(n), verbose=False)
+
+    @staticmethod
+    def _generate(llm: Any, tokens: list[int], max_tokens: int, temperature: float, stops: list[str],
+                  grammar: Any, on_token: Any) -> tuple[str, int, str]:
+        """One streamed llama.cpp completion: (text, generated tokens, finish reason)."""
+        pieces: list[str] = []
+        used = 0
+        finish = "stop"
+        for chunk in llm.create_completion(
+            prompt=tokens, max_tokens=max_tokens, temperature=temperature, top_p=0.95, top_k=40,
+            repeat_penalty=1.1, stop=stops, stream=True, grammar=grammar,
+        ):
+            choice = chunk["choices"][0]
+            piece = choice.get("text") or ""
+            if piece:
+                used += 1
+                pieces.append(piece)
+                if on_token is not None:
+                    on_token(piece)
+            if choice.get("finish_reason"):
+                finish = "length" if choice["finish_reason"] == "length" else "stop"
+        return "".join(pieces), used, finish
 
     def complete(self, request: Any) -> Response:
         text, prompt_tokens, completion_tokens, finish = self.run(request, on_token=TOKEN_SINK.get())
