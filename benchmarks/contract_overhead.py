@@ -32,7 +32,7 @@ import dspy
 
 from benchmarks import markdown_table, register
 from groundqa.contracts import Assert, Suggest, constrained, contract
-from groundqa.contracts.scripted_lm import ScriptedPrompt, scripted_lm
+from groundqa.lm.scripted import ScriptedPrompt, scripted_lm
 
 
 class PlainQA(dspy.Module):

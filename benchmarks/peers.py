@@ -320,7 +320,8 @@ def compile_quick(student: Any, train: Sequence[Question], settings: Any, seed: 
                   max_questions: int = COMPILE_MAX, budget: int = COMPILE_BUDGET) -> tuple[Any, dict[str, Any]]:
     """BootstrapFewShot with the extractive teacher on at most ``max_questions`` answerable train questions."""
     from groundqa.compile import CompileOptions, demo_counts, make_optimizer, optimizer_trainset
-    from groundqa.experiment_data import _cap, to_example
+    from groundqa.experiment_data import stratified_sample as _cap
+    from groundqa.experiment_data import to_example
     from groundqa.metrics.composite import make_grounding_metric
 
     options = CompileOptions(optimizer="bootstrap", teacher_lm="extractive", budget=budget, seed=seed,
@@ -598,7 +599,7 @@ def suite_option(args: argparse.Namespace, name: str, env: str, default: Any) ->
 def load_questions(data: str, quick: bool, seed: int, max_questions: int | None = None
                    ) -> tuple[list[Document], list[Question], list[Question], str | None]:
     """``(corpus, eval questions, train questions, skip reason)`` for ``bundled`` or ``squad[:PATH]``."""
-    from groundqa.experiment_data import _cap
+    from groundqa.experiment_data import stratified_sample as _cap
 
     if data == "bundled":
         from groundqa.datasets.bundled import load_bundled

@@ -70,11 +70,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from groundqa.app import build_program, configure_lm
     from groundqa.cli import ingest_documents, settings_from
     from groundqa.evaluation import evaluate
-    from groundqa.experiment_data import ExperimentData, _cap
+    from groundqa.experiment_data import ExperimentData, stratified_sample
     from groundqa.tracking.setup import configure_tracking, experiment_name
 
     name, docs, questions = load_questions(args)
-    questions = _cap(questions, args.max_questions, args.seed)
+    questions = stratified_sample(questions, args.max_questions, args.seed)
     settings = settings_from(args)
     data = ExperimentData(name, docs, [], questions)
     if not args.collection:

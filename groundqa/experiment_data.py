@@ -52,8 +52,12 @@ def _split(questions: list[Question], seed: int, train_share: float = 0.5) -> tu
     return shuffled[:cut], shuffled[cut:]
 
 
-def _cap(items: list[Question], limit: int | None, seed: int) -> list[Question]:
-    """At most ``limit`` questions, keeping every question type represented (seeded, stratified)."""
+def stratified_sample(items: list[Question], limit: int | None, seed: int) -> list[Question]:
+    """At most ``limit`` of ``items``, drawn round-robin across question types so that every type is
+    represented (each type's pool shuffled with ``seed``), returned in their original order.
+
+    ``items`` itself comes back when ``limit`` is None or not below ``len(items)``.
+    """
     if limit is None or len(items) <= limit:
         return items
     by_type: dict[str, list[Question]] = {}
@@ -104,7 +108,8 @@ def load_experiment_data(spec: str, corpus: str | Path | None = None, seed: int 
         docs = corpus_report.items
         train, dev = _split(loaded.items, seed)
         name = path.stem
-    return ExperimentData(name, docs, _cap(train, max_train, seed), _cap(dev, max_dev, seed))
+    return ExperimentData(name, docs, stratified_sample(train, max_train, seed),
+                          stratified_sample(dev, max_dev, seed))
 
 
 def to_example(question: Question) -> dspy.Example:

@@ -1,6 +1,6 @@
 """Assert / Suggest / Constraint under ``constrained``: attempts, feedback, policies, trace, LM cache.
 
-Every LM here is scripted (groundqa.contracts.scripted_lm): no real model is involved.
+Every LM here is scripted (groundqa.lm.scripted.scripted_lm): no real model is involved.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from groundqa.contracts import (
     collect_reports,
     constrained,
 )
-from groundqa.contracts.scripted_lm import ScriptedPrompt, scripted_lm
+from groundqa.lm.scripted import ScriptedPrompt, scripted_lm
 
 
 # -- helpers ----------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from groundqa.contracts import (
 from groundqa.contracts import retry as retry_module
 from groundqa.contracts.perf import STAGES, PerfRecorder
 from groundqa.contracts.retry import RetrySchedule
-from groundqa.contracts.scripted_lm import ScriptedPrompt, scripted_lm
+from groundqa.lm.scripted import ScriptedPrompt, scripted_lm
 
 
 class Summary(BaseModel):

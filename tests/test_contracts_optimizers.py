@@ -12,7 +12,7 @@ from typing import Any
 import dspy
 
 from groundqa.contracts import Assert, constrained, contract
-from groundqa.contracts.scripted_lm import ScriptedPrompt, scripted_lm
+from groundqa.lm.scripted import ScriptedPrompt, scripted_lm
 
 TRAINSET = [
     dspy.Example(question=q, answer=q.upper()).with_inputs("question")

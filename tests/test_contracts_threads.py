@@ -8,7 +8,7 @@ from typing import Any
 import dspy
 
 from groundqa.contracts import Assert, constrained
-from groundqa.contracts.scripted_lm import ScriptedPrompt, scripted_lm
+from groundqa.lm.scripted import ScriptedPrompt, scripted_lm
 
 CALLS = 48
 
