@@ -132,24 +132,26 @@ def _bar(total: int, desc: str) -> Any:
 
 def measure_throughput(
     lm: Any, adapter: dspy.ChatAdapter, target_tokens: int, prompts: int, seed: int, demos: bool,
-    grammar: bool = True,
+    decoder: str | None = "regex",
 ) -> dict[str, Any]:
     """Prompt-eval and generation tokens/s over ``prompts`` distinct prompts of ~``target_tokens``.
 
-    ``lm`` must have prefix reuse off, so every prompt token is evaluated. ``grammar`` switches the
-    engine's citation grammar (constrained decoding of cited answers) on or off for these calls.
+    ``lm`` must have prefix reuse off, so every prompt token is evaluated. ``decoder`` picks how the
+    engine constrains cited answers for these calls: ``"regex"`` (default), ``"gbnf"`` or None (off).
     """
     text = SyntheticText(seed)
     shots = make_demos(text, 2) if demos else []
     perf = PerfCounters(lm)
     engine = lm.llama
     has_grammar = hasattr(engine, "cite_grammar")
-    previous = getattr(engine, "cite_grammar", False)
+    previous = (getattr(engine, "cite_grammar", False), getattr(engine, "cite_decoder", "regex"))
     if has_grammar:
-        engine.cite_grammar = grammar
+        engine.cite_grammar = decoder is not None
+        engine.cite_decoder = decoder or previous[1]
+    label = decoder or "off"
     calls = []
     try:
-        with _bar(prompts, f"~{target_tokens}-token prompts, grammar {'on' if grammar else 'off'}") as bar:
+        with _bar(prompts, f"~{target_tokens}-token prompts, constraint {label}") as bar:
             for _ in range(prompts):
                 messages, tokens = build_prompt(lm, adapter, shots, text, target_tokens)
                 call = timed_call(lm, perf, adapter, messages)
@@ -158,7 +160,7 @@ def measure_throughput(
                 bar.update()
     finally:
         if has_grammar:
-            engine.cite_grammar = previous
+            engine.cite_grammar, engine.cite_decoder = previous
     # Wall time after the prompt is evaluated: decoding + sampling (+ grammar) + DSPy's own work.
     after_prompt_s = sum(max(1e-9, c["wall_s"] - c["prompt_ms"] / 1000.0) for c in calls)
     prompt_ms = sum(c["prompt_ms"] for c in calls)
@@ -167,7 +169,7 @@ def measure_throughput(
     gen_tokens = sum(c["gen_tokens"] for c in calls)
     return {
         "target_tokens": target_tokens, "prompts": prompts, "demos": len(shots),
-        "cite_grammar": bool(grammar and has_grammar),
+        "cite_grammar": bool(decoder and has_grammar), "constraint": label if has_grammar else "off",
         "mean_prompt_tokens": round(statistics.fmean(c["prompt_tokens_total"] for c in calls), 1),
         "mean_generated_tokens": round(gen_tokens / prompts, 1),
         "prompt_tokens_per_s": round(1000.0 * prompt_tokens / prompt_ms, 1) if prompt_ms else 0.0,
@@ -252,12 +254,12 @@ def run_lm(quick: bool = False, seed: int = 13) -> dict[str, Any]:
     prompts = 3 if quick else 6
     calls = 5 if quick else 12
     print("lm: throughput on ~300 and ~1,500-token prompts", file=sys.stderr)
-    grammars = (True, False) if hasattr(lms[False].llama, "cite_grammar") else (False,)
+    decoders = ("regex", "gbnf", None) if hasattr(lms[False].llama, "cite_decoder") else (None,)
     throughput = []
     for size in (300, 1500):
         size_seed = rng.randrange(10**6)
-        for grammar in grammars:  # the same prompts with and without the citation grammar
-            throughput.append(measure_throughput(lms[False], adapter, size, prompts, size_seed, size > 500, grammar))
+        for decoder in decoders:  # the same prompts under each citation constraint and without one
+            throughput.append(measure_throughput(lms[False], adapter, size, prompts, size_seed, size > 500, decoder))
     print("lm: prefix reuse off vs on", file=sys.stderr)
     reuse = [
         measure_prefix_reuse(lms[False], lms[True], adapter, per_demo, calls, rng.randrange(10**6))
@@ -281,7 +283,7 @@ def tables(results: dict[str, Any]) -> list[dict[str, Any]]:
     """The Markdown tables of a :func:`run_lm` result."""
     speed_rows = [
         [f"~{t['target_tokens']:,} ({'2 demos' if t['demos'] else 'zero-shot'})",
-         "on" if t.get("cite_grammar") else "off", t["prompts"], t["mean_prompt_tokens"], t["prompt_tokens_per_s"],
+         t.get("constraint", "on" if t.get("cite_grammar") else "off"), t["prompts"], t["mean_prompt_tokens"], t["prompt_tokens_per_s"],
          t["mean_generated_tokens"], t["generation_tokens_per_s"], t["end_to_end_generation_tokens_per_s"],
          t["end_to_end_ms_per_generated_token"], t["mean_call_s"], f"{t['parsed']}/{t['prompts']}"]
         for t in results["throughput"]
@@ -296,7 +298,7 @@ def tables(results: dict[str, Any]) -> list[dict[str, Any]]:
     return [
         {
             "title": "Embedded LM throughput (reuse off: every prompt token evaluated)",
-            "columns": ["Prompt size", "Citation grammar", "Prompts", "Mean prompt tokens", "Prompt eval (tokens/s)",
+            "columns": ["Prompt size", "Citation constraint", "Prompts", "Mean prompt tokens", "Prompt eval (tokens/s)",
                         "Mean generated tokens", "Decode (tokens/s)", "Generation end to end (tokens/s)",
                         "ms per generated token, end to end", "Mean call (s)", "Parsed by ChatAdapter"],
             "rows": speed_rows,
@@ -315,7 +317,7 @@ def chart(results: dict[str, Any]) -> list[dict[str, Any]]:
     """Two panels: tokens/s by prompt size; mean latency per call with reuse off/on."""
     speed: dict[str, dict[str, float]] = {"prompt eval": {}, "decode": {}, "generation end to end": {}}
     for t in results["throughput"]:
-        label = f"~{t['target_tokens']:,} tokens, grammar {'on' if t.get('cite_grammar') else 'off'}"
+        label = f"~{t['target_tokens']:,} tokens, {t.get('constraint', 'on' if t.get('cite_grammar') else 'off')}"
         speed["prompt eval"][label] = t["prompt_tokens_per_s"]
         speed["decode"][label] = t["generation_tokens_per_s"]
         speed["generation end to end"][label] = t["end_to_end_generation_tokens_per_s"]
@@ -343,8 +345,10 @@ def notes(results: dict[str, Any]) -> list[str]:
         "have 2 demos and more passages. Prompt-eval and generation rates come from llama.cpp's performance "
         "counters (llama_perf_context); latency per call is wall-clock through dspy.LM.",
         "'Decode' = llama.cpp's token evaluation time alone (llama_perf_context); 'generation end to end' = "
-        "generated tokens / (wall time − prompt-eval time), i.e. including sampling, the citation grammar "
-        "(GBNF-constrained decoding, on by default for cited-answer prompts) and DSPy's own work.",
+        "generated tokens / (wall time − prompt-eval time), i.e. including sampling, the citation constraint "
+        "and DSPy's own work. Constraint 'regex' (the default) = groundqa's RegexConstraint (likeliest tokens "
+        "checked first); 'gbnf' = llama.cpp's GBNF grammar sampler (checks all 262,144 tokens each step); "
+        "'off' = free decoding. Same prompts in each mode.",
         "Generation stops at the ChatAdapter end marker (or the grammar's end) or max_tokens, so generated-token "
         "counts are short answers; 'Parsed by ChatAdapter' counts outputs the adapter parses into a non-empty answer.",
         "Prefix reuse (engine defaults, citation grammar on): two engines (reuse_prefix=False / True, each with its own KV cache) answer the same "

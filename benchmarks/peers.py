@@ -320,14 +320,13 @@ def compile_quick(student: Any, train: Sequence[Question], settings: Any, seed: 
                   max_questions: int = COMPILE_MAX, budget: int = COMPILE_BUDGET) -> tuple[Any, dict[str, Any]]:
     """BootstrapFewShot with the extractive teacher on at most ``max_questions`` answerable train questions."""
     from groundqa.compile import CompileOptions, demo_counts, make_optimizer, optimizer_trainset
-    from groundqa.experiment_data import stratified_sample as _cap
-    from groundqa.experiment_data import to_example
+    from groundqa.experiment_data import stratified_sample, to_example
     from groundqa.metrics.composite import make_grounding_metric
 
     options = CompileOptions(optimizer="bootstrap", teacher_lm="extractive", budget=budget, seed=seed,
                              mlflow=False, progress=False)
     answerable = [q for q in train if not q.should_abstain]
-    chosen = _cap(answerable, max_questions, seed)
+    chosen = stratified_sample(answerable, max_questions, seed)
     trainset = optimizer_trainset(options, [to_example(q) for q in chosen])
     metric = make_grounding_metric("offline", pass_threshold=options.metric_threshold)
     optimizer = make_optimizer(options, metric, settings)
@@ -599,7 +598,7 @@ def suite_option(args: argparse.Namespace, name: str, env: str, default: Any) ->
 def load_questions(data: str, quick: bool, seed: int, max_questions: int | None = None
                    ) -> tuple[list[Document], list[Question], list[Question], str | None]:
     """``(corpus, eval questions, train questions, skip reason)`` for ``bundled`` or ``squad[:PATH]``."""
-    from groundqa.experiment_data import stratified_sample as _cap
+    from groundqa.experiment_data import stratified_sample
 
     if data == "bundled":
         from groundqa.datasets.bundled import load_bundled
@@ -609,7 +608,7 @@ def load_questions(data: str, quick: bool, seed: int, max_questions: int | None 
         limit = QUICK_QUESTIONS if quick else None
         if max_questions:
             limit = min(limit or max_questions, max_questions)
-        return docs, _cap(test, limit, seed), train, None
+        return docs, stratified_sample(test, limit, seed), train, None
     if data == "squad" or data.startswith("squad:"):
         import random
 
@@ -723,6 +722,16 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
         notes.append("Peers use dspy.Predict, so their first output field is `answer` and the embedded engine "
                      "applies the same citation grammar to them as to GroundedQA's synthesizer.")
     return quality_result(outcome, config, notes)
+
+
+@register("quality-squad")
+def quality_squad_suite(args: argparse.Namespace) -> dict[str, Any]:
+    """The quality suite on a SQuAD 2.0 sample (answerable and unanswerable); skipped without the file."""
+    data = getattr(args, "data", None)
+    if not (data and str(data).startswith("squad")):
+        env = os.environ.get("GROUNDQA_BENCH_SQUAD")
+        data = f"squad:{env}" if env else "squad"
+    return quality_suite(argparse.Namespace(**{**vars(args), "data": data}))
 
 
 # -- cache suite ---------------------------------------------------------------------------

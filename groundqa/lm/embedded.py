@@ -10,8 +10,10 @@ next marker by itself still returns every field the adapter expects. It plugs in
 engine of ``dspy.LM``, so DSPy's cache, history, callbacks and usage tracking apply unchanged.
 
 Cited answers: for a prompt that asks for an ``answer`` from numbered ``passages`` (groundqa's
-CitedAnswer), decoding is constrained by a GBNF grammar (``cite_grammar=True``): ``NOT IN SOURCES``
-or one sentence ending with citations of listed passages. A 270M base model cannot
+CitedAnswer), decoding is constrained (``cite_grammar=True``) to ``NOT IN SOURCES`` or one sentence
+ending with citations of listed passages. The default decoder is :class:`~groundqa.lm.constrained.RegexConstraint`
+(likeliest tokens checked first, ~4× faster than llama.cpp's GBNF sampler on Gemma's 262k vocabulary);
+``cite_decoder="gbnf"`` selects the GBNF grammar instead. A 270M base model cannot
 follow the citation format from instructions alone; the grammar guarantees the form, the contracts
 still check the content.
 
@@ -36,6 +38,7 @@ from typing import Any
 import dspy
 from dspy.lm15 import Message, Response, TextPart, Usage
 
+from groundqa.lm.constrained import RegexConstraint, citation_pattern
 from groundqa.lm.errors import LMBackendError
 from groundqa.lm.streaming import TOKEN_SINK
 
@@ -81,10 +84,11 @@ def citation_grammar(n_passages: int) -> str:
     )
 
 
-def _grammar_version() -> str:
-    """A short hash of the citation grammar: part of the model id, so DSPy's cache never serves answers
-    generated under another grammar."""
-    return hashlib.sha256((citation_grammar(3) + DECODING_VERSION).encode()).hexdigest()[:8]
+def _grammar_version(decoder: str = "regex") -> str:
+    """A short hash of the citation constraint: part of the model id, so DSPy's cache never serves
+    answers generated under another constraint or decoding scheme."""
+    spec = citation_pattern(3) if decoder == "regex" else citation_grammar(3)
+    return hashlib.sha256((spec + DECODING_VERSION).encode()).hexdigest()[:8]
 
 
 def output_fields(last_user: str) -> list[str]:
@@ -156,9 +160,13 @@ class LlamaCppEngine:
         reuse_prefix: bool = True,
         gguf_path: str | Path | None = None,
         cite_grammar: bool = True,
+        cite_decoder: str = "regex",
     ) -> None:
+        if cite_decoder not in ("regex", "gbnf"):
+            raise ValueError(f"cite_decoder must be 'regex' or 'gbnf', not {cite_decoder!r}")
         self.cache_dir = Path(cache_dir)
         self.cite_grammar = cite_grammar
+        self.cite_decoder = cite_decoder
         self.n_ctx = n_ctx
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self.reuse_prefix = reuse_prefix
@@ -195,7 +203,7 @@ class LlamaCppEngine:
 
     def dump_state(self) -> dict[str, Any]:
         return {"cache_dir": str(self.cache_dir), "n_ctx": self.n_ctx, "reuse_prefix": self.reuse_prefix,
-                "cite_grammar": self.cite_grammar}
+                "cite_grammar": self.cite_grammar, "cite_decoder": self.cite_decoder}
 
     @classmethod
     def load_state(cls, state: dict[str, Any]) -> LlamaCppEngine:
@@ -250,9 +258,9 @@ class LlamaCppEngine:
                                           special=False)
                 later = [f"[[ ## {f} ## ]]" for f in fields[index + 1:]]
                 segment_stops = list(dict.fromkeys([*stops, *later]))
-                grammar = self._grammar(last_user, name) if is_last else None
-                if grammar is not None:
-                    segment_stops = []  # the grammar ends the answer with the end marker itself
+                grammar = self._constraint(llm, len(tokens), last_user, name) if is_last else None
+                if grammar is not None:  # the constraint ends the answer with the end marker itself
+                    segment_stops = [END_MARKER] if isinstance(grammar, RegexConstraint) else []
                 budget = field_budget(max_tokens - completion_tokens, len(fields) - index)
                 piece_text, used, segment_finish = self._generate(
                     llm, tokens, budget, temperature, segment_stops, grammar, on_token)
@@ -272,13 +280,16 @@ class LlamaCppEngine:
             text += f"\n\n{END_MARKER}"
         return text, prompt_tokens, completion_tokens, finish
 
-    def _grammar(self, last_user: str, field: str | None) -> Any:
-        """The citation grammar when ``field`` is the answer of a cited-answer prompt, else None."""
+    def _constraint(self, llm: Any, n_prompt: int, last_user: str, field: str | None) -> Any:
+        """The citation constraint (RegexConstraint or GBNF grammar) when ``field`` is the answer of a
+        cited-answer prompt, else None."""
         if not self.cite_grammar:
             return None
         n = cited_answer_passages(last_user, field)
         if not n:
             return None
+        if self.cite_decoder == "regex":
+            return RegexConstraint(llm, citation_pattern(n), n_prompt)
         from llama_cpp import LlamaGrammar
 
         return LlamaGrammar.from_string(citation_grammar(n), verbose=False)
@@ -290,9 +301,14 @@ class LlamaCppEngine:
         pieces: list[str] = []
         used = 0
         finish = "stop"
+        processors = None
+        if isinstance(grammar, RegexConstraint):
+            from llama_cpp import LogitsProcessorList
+
+            processors, grammar = LogitsProcessorList([grammar]), None
         for chunk in llm.create_completion(
             prompt=tokens, max_tokens=max_tokens, temperature=temperature, top_p=0.95, top_k=40,
-            repeat_penalty=1.1, stop=stops, stream=True, grammar=grammar,
+            repeat_penalty=1.1, stop=stops, stream=True, grammar=grammar, logits_processor=processors,
         ):
             choice = chunk["choices"][0]
             piece = choice.get("text") or ""
@@ -330,14 +346,15 @@ class EmbeddedLM(dspy.LM):
         n_threads: int | None = None,
         reuse_prefix: bool = True,
         cite_grammar: bool = True,
+        cite_decoder: str = "regex",
         cache: bool = True,
         engine: LlamaCppEngine | None = None,
         **kwargs: Any,
     ) -> None:
         engine = engine or LlamaCppEngine(cache_dir, n_ctx=n_ctx, n_threads=n_threads, reuse_prefix=reuse_prefix,
-                                          cite_grammar=cite_grammar)
+                                          cite_grammar=cite_grammar, cite_decoder=cite_decoder)
         super().__init__(
-            MODEL_ID + (f"+cite-{_grammar_version()}" if engine.cite_grammar else ""), engine=engine, temperature=temperature, max_tokens=max_tokens, cache=cache,
+            MODEL_ID + (f"+cite-{_grammar_version(engine.cite_decoder)}" if engine.cite_grammar else ""), engine=engine, temperature=temperature, max_tokens=max_tokens, cache=cache,
             num_retries=0, **kwargs,
         )
         self.llama = engine
