@@ -14,6 +14,9 @@ A suite is a function ``(args: argparse.Namespace) -> dict`` registered under a 
 ``chart`` (optional)
     ``{"title", "ylabel", "series": {label: {category: value}}, "log": bool}`` or a list of such
     specs (panels side by side); rendered as a grouped bar chart ``<suite>.png``.
+``headline`` (optional)
+    list of one-line figures (ratios, targets met or missed) collected into ``summary.md`` when
+    several suites run in one command.
 
 The runner adds ``suite``, ``quick``, ``command``, ``environment``, ``started`` and ``seconds``.
 To add a suite, write a module that decorates its function with ``@register("name")`` and append
@@ -129,6 +132,30 @@ def render_markdown(result: dict[str, Any]) -> str:
     notes = result.get("notes", [])
     if notes:
         parts += [f"- {note}" for note in notes] + [""]
+    return "\n".join(parts)
+
+
+#: Wall-time targets of one ``--suite all`` run on the project's 2-core machines (issue 8).
+TARGET_ALL_S = {True: 5 * 60.0, False: 30 * 60.0}
+
+
+def render_summary(results: Sequence[dict[str, Any]], seconds: float, quick: bool, command: str,
+                   failed: Sequence[str] = ()) -> str:
+    """The Markdown summary of several suites run by one command: time per suite and headlines."""
+    target = TARGET_ALL_S[quick]
+    verdict = "MET" if seconds < target and not failed else "MISSED"
+    parts = [
+        "## Benchmark summary", "",
+        f"Command: `{command}`", "",
+        f"Total wall time {seconds / 60:.1f} min for {len(results)} suite(s) — target under "
+        f"{target / 60:.0f} min{' (quick)' if quick else ''}: {verdict}."
+        + (f" Failed: {', '.join(failed)}." if failed else ""), "",
+    ]
+    rows = []
+    for result in results:
+        lines = result.get("headline") or [t.get("title", "") for t in result.get("tables", [])[:1]]
+        rows.append([result.get("suite", "?"), round(float(result.get("seconds", 0.0)), 1), "; ".join(lines)])
+    parts += [markdown_table(["Suite", "Seconds", "Headline"], rows), ""]
     return "\n".join(parts)
 
 

@@ -17,7 +17,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks import DEFAULT_OUT, cpu_load, environment, load_suites, render_chart, render_markdown
+from benchmarks import (
+    DEFAULT_OUT,
+    cpu_load,
+    environment,
+    load_suites,
+    render_chart,
+    render_markdown,
+    render_summary,
+)
 
 
 def build_parser(suites: Sequence[str]) -> argparse.ArgumentParser:
@@ -100,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     names = sorted(suites) if args.suite == "all" else [args.suite]
     failed: list[str] = []
+    results: list[dict[str, Any]] = []
+    clock = time.perf_counter()
     for name in names:
         command = "python -m benchmarks run --suite " + name + (" --quick" if args.quick else "")
         if args.seed != 13:
@@ -107,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if Path(args.out).resolve() != DEFAULT_OUT:
             command += f" --out {shlex.quote(str(args.out))}"
         try:
-            run_suite(name, args, command)
+            results.append(run_suite(name, args, command))
         except KeyboardInterrupt:
             raise
         except Exception as exc:  # one failing suite must not hide the others' results
@@ -115,7 +125,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             failed.append(name)
             if len(names) == 1:
                 raise
+    if len(names) > 1:
+        write_summary(results, time.perf_counter() - clock, args, failed)
     return 1 if failed else 0
+
+
+def write_summary(results: list[dict[str, Any]], seconds: float, args: argparse.Namespace,
+                  failed: Sequence[str]) -> Path:
+    """``<out>/summary.md`` and ``summary.json``: total time against the target and every headline."""
+    command = "python -m benchmarks run --suite " + args.suite + (" --quick" if args.quick else "")
+    text = render_summary(results, seconds, bool(args.quick), command, failed)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.md").write_text(text + "\n", encoding="utf-8")
+    summary = {"command": command, "seconds": round(seconds, 1), "quick": bool(args.quick), "failed": list(failed),
+               "suites": {r.get("suite", "?"): {"seconds": r.get("seconds"), "headline": r.get("headline", [])}
+                          for r in results}}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    print(text)
+    print(f"wrote {out / 'summary.md'}", file=sys.stderr)
+    return out / "summary.md"
 
 
 if __name__ == "__main__":

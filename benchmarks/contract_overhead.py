@@ -216,6 +216,8 @@ def run_suite(quick: bool) -> dict[str, Any]:
             "(the retry's second LM call is the module's own work, not overhead).",
             "Target: overhead under 1 ms (1,000 µs) per call beyond the module's own work.",
         ],
+        "headline": ["contract overhead per call: " + ", ".join(
+            f"{name} {r['overhead_us']:.0f} µs" for name, r in results.items()) + " (target < 1,000 µs)"],
     }
 
 

@@ -144,6 +144,9 @@ def suite(args: argparse.Namespace) -> dict[str, Any]:
                     "rows": rows}],
         "notes": ["'final' was written after the judge was frozen; 'dev' set its thresholds.",
                   "ALCE's TRUE (T5-XXL NLI) judge cannot run here; this is the approximation's agreement."],
+        "headline": [f"offline judge vs {results['all']['n']} hand labels: {100 * results['all']['accuracy']:.0f}% "
+                     f"agreement (kappa {results['all']['kappa']:.2f}); {100 * results['final']['accuracy']:.0f}% on "
+                     "the pairs written after it was frozen"],
     }
 
 

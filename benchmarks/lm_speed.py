@@ -374,4 +374,18 @@ def lm_suite(args: argparse.Namespace) -> dict[str, Any]:
         "tables": tables(results),
         "notes": notes(results),
         "chart": chart(results),
+        "headline": headline(results),
     }
+
+
+def headline(results: dict[str, Any]) -> list[str]:
+    """Prefix-reuse speed-ups and the cost per generated token under each citation constraint."""
+    reuse = ", ".join(f"×{r['speedup']:.2f} ({r['prefix_tokens']:,}-token prefix)" for r in results["prefix_reuse"])
+    lines = [f"prefix reuse speed-up per call {reuse}"]
+    by: dict[str, list[float]] = {}
+    for t in results["throughput"]:
+        by.setdefault(t.get("constraint", "off"), []).append(t["end_to_end_ms_per_generated_token"])
+    if by:
+        lines.append("ms per generated token end to end: " + ", ".join(
+            f"{name} {sum(v) / len(v):.1f}" for name, v in by.items()))
+    return lines

@@ -583,7 +583,22 @@ def quality_result(outcome: dict[str, Any], config: dict[str, Any], extra_notes:
         ],
         "notes": notes,
         "chart": chart,
+        "headline": quality_headline(rows),
     }
+
+
+def quality_headline(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Composite, abstention F1 and answerable quality per program; GroundedQA's overhead share."""
+    if not rows:
+        return []
+    n = rows[0]["n"]
+    lines = [f"{n} questions — " + "; ".join(
+        f"{r['program']}: composite {_f(r['score'])}, abstention F1 {_f(r['abstain_f1'])}, answerable "
+        f"{_f(r['answerable_quality'])}, {r['lm_calls_per_q']:.2f} LM calls/q" for r in rows)]
+    by = {r["program"]: r for r in rows}
+    if GQA in by and by[GQA].get("overhead_share") is not None:
+        lines.append(f"GroundedQA overhead {100 * by[GQA]['overhead_share']:.1f}% of wall time (target < 5%)")
+    return lines
 
 
 # -- data and set-up -------------------------------------------------------------------------
@@ -799,6 +814,9 @@ def cache_result(outcome: dict[str, Any], config: dict[str, Any], extra_notes: S
                      round(speedup, 1) if speedup else None, p["lm_calls"], p["lm_cache_hits"], p["retrievals"],
                      p["retrieval_cache_hits"], f"{identical}/{n}" if identical is not None else "–"])
     warm = outcome["speedup_warm"] or 0.0
+    headline = [f"warm re-run {warm:.0f}× faster than cold (target ≥ 50×: {'MET' if warm >= 50 else 'MISSED'}); "
+                f"disk-only warm {outcome['speedup_disk'] or 0:.0f}×; identical answers "
+                f"{outcome['identical_warm']}/{n}"]
     notes = list(extra_notes) + [
         f"Target 'warm re-run ≥ 50× faster' — {'MET' if warm >= 50 else 'MISSED'}: {warm:.1f}× "
         f"(warm from disk only: {outcome['speedup_disk'] or 0:.1f}×); answers identical on "
@@ -820,6 +838,7 @@ def cache_result(outcome: dict[str, Any], config: dict[str, Any], extra_notes: S
         "notes": notes,
         "chart": {"title": "GroundedQA wall time per question, cold vs warm cache", "ylabel": "ms per question",
                   "series": {"ms/question": {r[0]: r[2] for r in rows}}, "log": True},
+        "headline": headline,
     }
 
 

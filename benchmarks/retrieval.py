@@ -527,4 +527,14 @@ def retrieval_suite(args: argparse.Namespace) -> dict[str, Any]:
         "tables": tables(results),
         "notes": notes(results),
         "chart": chart(results),
+        "headline": headline(results),
     }
+
+
+def headline(results: dict[str, Any]) -> list[str]:
+    """One line: ingestion rate and query p50 at each scale."""
+    scales = results["scales"]
+    ingest = scales[0]["ingest"]["chunks_per_s"]
+    queries = ", ".join(f"{s['query']['with_embedding']['p50_ms']:.1f} ms ({s['query']['chroma_only']['p50_ms']:.1f} ms "
+                        f"HNSW only) at {_k(s['chunks'])}" for s in scales)
+    return [f"ingest {ingest:.1f} chunks/s (chunk + embed + upsert); query p50 with embedding {queries}"]

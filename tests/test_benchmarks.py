@@ -102,3 +102,36 @@ def test_runner_writes_json_markdown_and_chart(
 def test_suites_are_registered() -> None:
     suites = benchmarks.load_suites()
     assert {"retrieval", "lm"} <= set(suites)
+
+
+def test_all_writes_a_summary_with_headlines_and_failures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import benchmarks.__main__ as runner
+
+    def good(args: argparse.Namespace) -> dict[str, Any]:
+        """Good."""
+        return {"title": "Good", "tables": [], "headline": ["warm re-run 80× faster"]}
+
+    def plain(args: argparse.Namespace) -> dict[str, Any]:
+        """No headline."""
+        return {"title": "Plain", "tables": [{"title": "Only table", "columns": ["x"], "rows": [[1]]}]}
+
+    def broken(args: argparse.Namespace) -> dict[str, Any]:
+        """Fails."""
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(runner, "load_suites", lambda: {"good": good, "plain": plain, "broken": broken})
+    assert runner.main(["run", "--suite", "all", "--quick", "--out", str(tmp_path)]) == 1
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert "warm re-run 80× faster" in summary and "Only table" in summary
+    assert "Failed: broken" in summary and "MISSED" in summary  # a failed suite never counts as on target
+    data = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
+    assert set(data["suites"]) == {"good", "plain"} and data["failed"] == ["broken"] and data["quick"] is True
+
+
+def test_summary_reports_the_time_target() -> None:
+    results = [{"suite": "a", "seconds": 10.0, "headline": ["x"]}]
+    assert "MET" in benchmarks.render_summary(results, 200.0, True, "cmd")
+    assert "MISSED" in benchmarks.render_summary(results, 400.0, True, "cmd")  # quick target 5 min
+    assert "MET" in benchmarks.render_summary(results, 400.0, False, "cmd")  # full target 30 min

@@ -192,6 +192,7 @@ def test_quality_core_on_a_scripted_lm(store: CorpusStore, home: Path) -> None:
     assert any("answerable quality while beating them on abstention F1" in n for n in result["notes"])
     assert any("overhead < 5%" in n for n in result["notes"])
     assert any(n.startswith("Premise verification") for n in result["notes"])
+    assert result["headline"][0].startswith("3 questions") and "PlainRAG: composite" in result["headline"][0]
 
 
 def test_cache_core_serves_the_warm_run_from_the_caches(store: CorpusStore, home: Path, tmp_path: Path) -> None:
@@ -210,10 +211,11 @@ def test_cache_core_serves_the_warm_run_from_the_caches(store: CorpusStore, home
     assert outcome["identical_warm"] == outcome["identical_disk"] == 2
     result = cache_result(outcome, {})
     assert len(result["tables"][0]["rows"]) == 3 and any("50×" in n for n in result["notes"])
+    assert result["headline"][0].startswith("warm re-run") and "2/2" in result["headline"][0]
 
 
 def test_suites_are_registered() -> None:
     from benchmarks import load_suites
 
     suites = load_suites()
-    assert {"quality", "cache"} <= set(suites)
+    assert {"quality", "quality-squad", "cache"} <= set(suites)
