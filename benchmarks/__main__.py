@@ -1,4 +1,4 @@
-"""Entry point: ``python -m benchmarks run --suite retrieval|lm|all [--quick] [--out DIR]``.
+"""Entry point: ``python -m benchmarks run --suite <suite>|peers|all [--quick] [--out DIR]``.
 
 Each suite writes ``<out>/<suite>.json``, ``<out>/<suite>.md`` and, when it has a chart,
 ``<out>/<suite>.png``; the Markdown table is printed to stdout too.
@@ -19,6 +19,8 @@ from typing import Any
 
 from benchmarks import (
     DEFAULT_OUT,
+    GROUPS,
+    TARGET_S,
     cpu_load,
     environment,
     load_suites,
@@ -34,8 +36,9 @@ def build_parser(suites: Sequence[str]) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run one suite or all of them")
     run.add_argument(
-        "--suite", default="all", choices=[*suites, "all"],
-        help="suite to run (default: all registered suites)",
+        "--suite", default="all", choices=[*suites, *GROUPS, "all"],
+        help="a suite, a group (" + ", ".join(f"{g} = {' + '.join(m)}" for g, m in GROUPS.items())
+        + ") or all (default)",
     )
     run.add_argument("--quick", action="store_true", help="smaller sizes, for a check in a few minutes")
     run.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default: {DEFAULT_OUT})")
@@ -106,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, fn in sorted(suites.items()):
             print(f"{name:12s} {(fn.__doc__ or '').strip().splitlines()[0] if fn.__doc__ else ''}")
         return 0
-    names = sorted(suites) if args.suite == "all" else [args.suite]
+    names = sorted(suites) if args.suite == "all" else list(GROUPS.get(args.suite, [args.suite]))
     failed: list[str] = []
     results: list[dict[str, Any]] = []
     clock = time.perf_counter()
@@ -134,7 +137,8 @@ def write_summary(results: list[dict[str, Any]], seconds: float, args: argparse.
                   failed: Sequence[str]) -> Path:
     """``<out>/summary.md`` and ``summary.json``: total time against the target and every headline."""
     command = "python -m benchmarks run --suite " + args.suite + (" --quick" if args.quick else "")
-    text = render_summary(results, seconds, bool(args.quick), command, failed)
+    target = TARGET_S[bool(args.quick)] if args.suite in GROUPS else None
+    text = render_summary(results, seconds, bool(args.quick), command, failed, target)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.md").write_text(text + "\n", encoding="utf-8")

@@ -251,8 +251,8 @@ def run_lm(quick: bool = False, seed: int = 13) -> dict[str, Any]:
     load_s = (time.perf_counter() - started) / 2
     adapter = dspy.ChatAdapter()
     rng = random.Random(seed)
-    prompts = 3 if quick else 6
-    calls = 5 if quick else 12
+    prompts = 2 if quick else 4
+    calls = 3 if quick else 8
     print("lm: throughput on ~300 and ~1,500-token prompts", file=sys.stderr)
     decoders = ("regex", "gbnf", None) if hasattr(lms[False].llama, "cite_decoder") else (None,)
     throughput = []

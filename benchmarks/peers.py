@@ -49,8 +49,8 @@ from groundqa.programs.retriever import Retriever
 from groundqa.runtime.retrieval_cache import RetrievalCache
 from groundqa.store.chroma_store import CorpusStore
 
-QUICK_QUESTIONS = 18
-SQUAD_FULL, SQUAD_QUICK = 200, 20
+QUICK_QUESTIONS = 9  # one per question type
+SQUAD_FULL, SQUAD_QUICK = 30, 6
 COMPILE_MAX, COMPILE_BUDGET = 16, 3
 PLAIN, REFINE = "PlainRAG", "RefineRAG"
 GQA, GQA_OFF, GQA_COMPILED = "GroundedQA", "GroundedQA (no premises)", "GroundedQA compiled"
@@ -885,7 +885,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.peers", description="groundqa peers benchmarks")
     parser.add_argument("suite", choices=["quality", "cache"])
-    parser.add_argument("--quick", action="store_true", help="18 bundled / 20 SQuAD questions")
+    parser.add_argument("--quick", action="store_true", help=f"{QUICK_QUESTIONS} bundled / {SQUAD_QUICK} SQuAD questions")
     parser.add_argument("--lm", default=None, help="'embedded' (default) or a LiteLLM model string")
     parser.add_argument("--data", default=None, help="bundled (test split, default) | squad | squad:PATH")
     parser.add_argument("--program", default=None, help="a compiled GroundedQA (folder or program.json)")
