@@ -729,13 +729,13 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
         f"({os.cpu_count()} cores; other work on the machine inflates latency, not scores).",
     ]
     if settings.lm.startswith("embedded") and peer_reasoning:
-        notes.append("The embedded engine constrains decoding with its citation grammar only when the first "
-                     "output field is `answer` (GroundedQA's synthesizer); the ChainOfThought peers' first "
-                     "field is `reasoning`, so they decode free text and may break the ChatAdapter format "
-                     "(an error for that question).")
+        notes.append("The embedded engine decodes output fields one by one, so the ChainOfThought peers get their "
+                     "`reasoning` (free text, half of max_tokens at most) and then their `answer` under the same "
+                     "citation constraint as GroundedQA's synthesizer (one sentence ending with [k], or NOT IN "
+                     "SOURCES).")
     elif settings.lm.startswith("embedded"):
-        notes.append("Peers use dspy.Predict, so their first output field is `answer` and the embedded engine "
-                     "applies the same citation grammar to them as to GroundedQA's synthesizer.")
+        notes.append("Peers use dspy.Predict: their only output field is `answer`, decoded under the same "
+                     "citation constraint as GroundedQA's synthesizer.")
     return quality_result(outcome, config, notes)
 
 
