@@ -822,10 +822,11 @@ def cache_result(outcome: dict[str, Any], config: dict[str, Any], extra_notes: S
         f"(warm from disk only: {outcome['speedup_disk'] or 0:.1f}×); answers identical on "
         f"{outcome['identical_warm']}/{n} (memory) and {outcome['identical_disk']}/{n} (disk).",
         "'Disk only' empties DSPy's and the retrieval cache's memory layers and the in-process embedding and "
-        "judge memos before the pass, as a new process would find them (the models stay loaded). "
-        "What a warm run still does: input checks, presupposition rules, the offline judge (MiniLM) for premise "
-        "and sentence support, context building and the extractive fallback; LM answers and retrievals come from "
-        "the caches.",
+        "judge memos before the pass, as a new process would find them (the models stay loaded); LM answers, "
+        "retrievals and MiniLM vectors then come from their disk caches under the home (DSPy's cache, the "
+        "retrieval cache, embeddings.sqlite). What a warm run still does: input checks, presupposition rules, "
+        "the offline judge's scoring for premise and sentence support, context building and the extractive "
+        "fallback.",
     ]
     return {
         "title": "Cache: GroundedQA cold vs warm",

@@ -13,17 +13,25 @@ from groundqa.runtime.guarded_lm import GuardedLM
 from groundqa.runtime.retrieval_cache import RetrievalCache
 from groundqa.runtime.trace import ReplayLM, Trace
 from groundqa.store.chroma_store import CorpusStore
+from groundqa.store.embeddings import set_disk_cache
+
+
+def configure_caches(settings: Settings) -> None:
+    """DSPy's LM cache and the embedding cache under the project home; both off with ``cache=false``."""
+    configure_dspy_cache(settings)
+    set_disk_cache(Path(settings.cache_dir) / "embeddings.sqlite" if settings.cache else None)
 
 
 def open_store(settings: Settings) -> CorpusStore:
     """The configured Chroma collection (persistent under the home, or a server via chroma_url)."""
+    configure_caches(settings)
     return CorpusStore(settings.chroma_dir, collection=settings.collection, url=settings.chroma_url)
 
 
 def configure_lm(settings: Settings, replay: Trace | None = None, **overrides: Any) -> GuardedLM:
     """Build the LM (guarded: budgets, retries, tracing; replaying ``replay`` if given) and make it
     DSPy's default LM, with DSPy's cache under the project home."""
-    configure_dspy_cache(settings)
+    configure_caches(settings)
     inner = build_lm(settings, **overrides)
     lm = GuardedLM(inner, replay=ReplayLM(replay) if replay is not None else None)
     adapter = dspy.ChatAdapter(use_json_adapter_fallback=not settings.lm.startswith("embedded"))

@@ -62,3 +62,13 @@ def _isolate_mlflow():
     fluent._active_experiment_id = None
     os.environ.pop("MLFLOW_EXPERIMENT_ID", None)  # set_experiment exports it for child processes
     mlflow.set_tracking_uri(None)
+
+
+@pytest.fixture(autouse=True)
+def _isolate_embedding_disk_cache():
+    """The embedding disk cache is a process-wide setting: never let one test's home receive another's
+    vectors."""
+    yield
+    from groundqa.store.embeddings import set_disk_cache
+
+    set_disk_cache(None)
