@@ -223,7 +223,7 @@ def run_suite(quick: bool) -> dict[str, Any]:
 
 @register("contracts")
 def contracts_suite(args: argparse.Namespace) -> dict[str, Any]:
-    """Suite entry point for ``python -m benchmarks run --suite contracts``."""
+    """Per-call overhead of contracts (Assert/Suggest, @contract) and demos collected through them."""
     return run_suite(bool(getattr(args, "quick", False)))
 
 

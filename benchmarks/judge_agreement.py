@@ -121,7 +121,7 @@ def run(judge: EntailmentJudge, pairs: list[dict[str, Any]], show_errors: bool =
 
 @register("judge_agreement")
 def suite(args: argparse.Namespace) -> dict[str, Any]:
-    """Benchmark-runner suite: agreement of the offline judge with the hand labels, per split."""
+    """Agreement of the offline entailment judge with the hand labels, per split."""
     judge = get_judge("offline")
     pairs = load_pairs()
     judge.warm_up([t for p in pairs for t in (p["hypothesis"], *p["premise_texts"])])
