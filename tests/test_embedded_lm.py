@@ -70,6 +70,7 @@ def test_field_budget_shares_tokens_and_gives_the_rest_to_the_last_field():
     assert field_budget(256, 2) == 128 and field_budget(100, 1) == 100
     assert field_budget(40, 3) == MIN_FIELD_TOKENS  # never starve an early field
     assert field_budget(0, 1) == 1
+    assert field_budget(10, 2) == 10  # never more than what is left of max_tokens
 
 
 class CitedQA(dspy.Signature):

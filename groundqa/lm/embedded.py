@@ -107,7 +107,7 @@ def field_budget(remaining: int, fields_left: int) -> int:
     gets whatever is left."""
     if fields_left <= 1:
         return max(1, remaining)
-    return max(MIN_FIELD_TOKENS, remaining // fields_left)
+    return max(1, min(remaining, max(MIN_FIELD_TOKENS, remaining // fields_left)))
 
 
 def cited_answer_passages(last_user: str, first_field: str | None) -> int:
