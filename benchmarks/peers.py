@@ -867,13 +867,17 @@ def cache_suite(args: argparse.Namespace) -> dict[str, Any]:
         store = build_store(home / "chroma", docs, settings, f"cache-{data.split(':')[0]}")
         from groundqa.app import configure_lm
         from groundqa.runtime.guarded_lm import unwrap
+        from groundqa.store.embeddings import set_disk_cache
 
-        lm = configure_lm(settings)  # DSPy cache (memory + disk) under <home>/cache/dspy
-        warm_up(unwrap(lm), store)
-        load_before = _load_text()
-        outcome = run_cache(settings, store, questions, home)
-        load_after = _load_text()
-        dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)  # release the temporary cache
+        try:
+            lm = configure_lm(settings)  # DSPy, retrieval and embedding caches under <home>/cache
+            warm_up(unwrap(lm), store)
+            load_before = _load_text()
+            outcome = run_cache(settings, store, questions, home)
+            load_after = _load_text()
+        finally:  # release the temporary caches before their folder goes
+            dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
+            set_disk_cache(None)
     notes = [f"LM {settings.lm}; {len(questions)} {'bundled test' if data == 'bundled' else 'SQuAD 2.0'} questions; "
              f"load average (1/5/15 min) before: {load_before}, after: {load_after} ({os.cpu_count()} cores)."]
     return cache_result(outcome, config, notes)

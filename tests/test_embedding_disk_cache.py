@@ -75,3 +75,13 @@ def test_the_app_puts_the_cache_under_the_home_unless_caching_is_off(tmp_path: P
     assert embeddings._disk_path == Path(settings.cache_dir) / "embeddings.sqlite"
     open_store(load_settings(home=tmp_path / "home", cache=False))
     assert embeddings._disk_path is None
+
+
+def test_forget_sends_the_text_back_to_the_model(counted) -> None:
+    embedder, model = counted
+    embedder.embed(TEXTS[:1])
+    embedder.embed(TEXTS[:1])
+    assert model.encoded == TEXTS[:1]  # the second call was a memory hit
+    embedder.forget(TEXTS[:1])
+    embedder.embed(TEXTS[:1])
+    assert model.encoded == TEXTS[:1] * 2

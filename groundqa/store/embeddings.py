@@ -160,6 +160,12 @@ class Embedder:
                 out.append(vector)
         return out
 
+    def forget(self, texts: Sequence[str]) -> None:
+        """Drop ``texts`` from the memory cache (the next :meth:`embed` runs the model, or the disk cache)."""
+        with _lock:
+            for text in texts:
+                self._cache.pop(text, None)
+
     def embed_one(self, text: str) -> list[float]:
         return self.embed([text])[0]
 
