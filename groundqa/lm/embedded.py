@@ -236,7 +236,8 @@ class LlamaCppEngine:
             llm = self._model()
             tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
             prompt_tokens = len(tokens)
-            if prompt_tokens + max_tokens > self.n_ctx:
+            markers = 16 * max(0, len(fields) - 1)  # the next fields' markers are evaluated too
+            if prompt_tokens + max_tokens + markers > self.n_ctx:
                 from dspy.utils.exceptions import ContextWindowExceededError
 
                 raise ContextWindowExceededError(
