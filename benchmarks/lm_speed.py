@@ -26,18 +26,9 @@ import dspy
 
 from benchmarks import register
 from benchmarks.retrieval import SyntheticText
+from groundqa.programs.peers import PeerAnswer
 
 MAX_TOKENS = 64
-
-
-class BenchCitedAnswer(dspy.Signature):
-    """Answer the question using only the numbered passages. End every sentence with the numbers of
-    the passages that support it, like [1] or [2][3]. Never cite a number that is not listed.
-    If the passages do not answer the question, answer exactly: NOT IN SOURCES."""
-
-    question: str = dspy.InputField()
-    passages: str = dspy.InputField(desc="numbered passages [1]..[n]")
-    answer: str = dspy.OutputField(desc="short answer; every sentence ends with citations like [1]")
 
 
 def _passages(text: SyntheticText, count: int, sentences: int = 2) -> str:
@@ -80,7 +71,7 @@ def build_prompt(
     count = 1
     while True:
         inputs = {"question": question, "passages": _passages(text, count)}
-        messages = adapter.format(BenchCitedAnswer, demos, inputs)
+        messages = adapter.format(PeerAnswer, demos, inputs)
         tokens = count_tokens(lm, messages)
         if tokens >= target_tokens or count >= 200:
             return messages, tokens
@@ -118,7 +109,7 @@ def timed_call(lm: Any, perf: PerfCounters, adapter: dspy.ChatAdapter, messages:
     output = outputs[0] if outputs else ""
     output = output.get("text", "") if isinstance(output, dict) else str(output)
     try:
-        parsed = bool(adapter.parse(BenchCitedAnswer, output).get("answer"))
+        parsed = bool(adapter.parse(PeerAnswer, output).get("answer"))
     except Exception:  # the base model sometimes breaks the format; that is data, not an error
         parsed = False
     return {"wall_s": wall, **counters, "parsed": parsed, "output": output}
@@ -180,6 +171,7 @@ def measure_throughput(
         "end_to_end_ms_per_generated_token": round(1000.0 * after_prompt_s / gen_tokens, 2) if gen_tokens else 0.0,
         "mean_call_s": round(statistics.fmean(c["wall_s"] for c in calls), 3),
         "parsed": sum(c["parsed"] for c in calls),
+        "outputs": [c["output"] for c in calls],
     }
 
 
@@ -196,8 +188,8 @@ def measure_prefix_reuse(
     prompts = []
     for _ in range(calls + 1):  # the first one primes each engine and is not counted
         inputs = {"question": text.question(), "passages": _passages(text, 3)}
-        prompts.append(adapter.format(BenchCitedAnswer, demos, inputs))
-    prefix = count_tokens(lm_on, adapter.format(BenchCitedAnswer, demos, {"question": "", "passages": ""})[:-1])
+        prompts.append(adapter.format(PeerAnswer, demos, inputs))
+    prefix = count_tokens(lm_on, adapter.format(PeerAnswer, demos, {"question": "", "passages": ""})[:-1])
     total = statistics.fmean(count_tokens(lm_on, m) for m in prompts)
     engines = {"reuse_off": lm_off, "reuse_on": lm_on}
     perfs = {key: PerfCounters(lm) for key, lm in engines.items()}
@@ -258,8 +250,12 @@ def run_lm(quick: bool = False, seed: int = 13) -> dict[str, Any]:
     throughput = []
     for size in ((300,) if quick else (300, 1500)):
         size_seed = rng.randrange(10**6)
-        for decoder in decoders:  # the same prompts under each citation constraint and without one
-            throughput.append(measure_throughput(lms[False], adapter, size, prompts, size_seed, size > 500, decoder))
+        rows = {decoder: measure_throughput(lms[False], adapter, size, prompts, size_seed, size > 500, decoder)
+                for decoder in decoders}  # the same prompts under each citation constraint and without one
+        if "regex" in rows:  # greedy decoding: the regex constraint should pick GBNF's tokens
+            same = sum(a == b for a, b in zip(rows["regex"]["outputs"], rows["gbnf"]["outputs"], strict=True))
+            rows["regex"]["same_as_gbnf"] = f"{same}/{prompts}"
+        throughput.extend(rows.values())
     print("lm: prefix reuse off vs on", file=sys.stderr)
     reuse = [
         measure_prefix_reuse(lms[False], lms[True], adapter, per_demo, calls, rng.randrange(10**6))
@@ -285,7 +281,8 @@ def tables(results: dict[str, Any]) -> list[dict[str, Any]]:
         [f"~{t['target_tokens']:,} ({'2 demos' if t['demos'] else 'zero-shot'})",
          t.get("constraint", "on" if t.get("cite_grammar") else "off"), t["prompts"], t["mean_prompt_tokens"], t["prompt_tokens_per_s"],
          t["mean_generated_tokens"], t["generation_tokens_per_s"], t["end_to_end_generation_tokens_per_s"],
-         t["end_to_end_ms_per_generated_token"], t["mean_call_s"], f"{t['parsed']}/{t['prompts']}"]
+         t["end_to_end_ms_per_generated_token"], t["mean_call_s"], f"{t['parsed']}/{t['prompts']}",
+         t.get("same_as_gbnf", "–")]
         for t in results["throughput"]
     ]
     reuse_rows = [
@@ -300,7 +297,8 @@ def tables(results: dict[str, Any]) -> list[dict[str, Any]]:
             "title": "Embedded LM throughput (reuse off: every prompt token evaluated)",
             "columns": ["Prompt size", "Citation constraint", "Prompts", "Mean prompt tokens", "Prompt eval (tokens/s)",
                         "Mean generated tokens", "Decode (tokens/s)", "Generation end to end (tokens/s)",
-                        "ms per generated token, end to end", "Mean call (s)", "Parsed by ChatAdapter"],
+                        "ms per generated token, end to end", "Mean call (s)", "Parsed by ChatAdapter",
+                        "Same answers as GBNF"],
             "rows": speed_rows,
         },
         {
@@ -350,7 +348,8 @@ def notes(results: dict[str, Any]) -> list[str]:
         "checked first); 'gbnf' = llama.cpp's GBNF grammar sampler (checks all 262,144 tokens each step); "
         "'off' = free decoding. Same prompts in each mode.",
         "Generation stops at the ChatAdapter end marker (or the grammar's end) or max_tokens, so generated-token "
-        "counts are short answers; 'Parsed by ChatAdapter' counts outputs the adapter parses into a non-empty answer.",
+        "counts are short answers; 'Parsed by ChatAdapter' counts outputs the adapter parses into a non-empty answer; "
+        "'Same answers as GBNF' compares the regex constraint's greedy output with the GBNF grammar's, prompt by prompt.",
         "Prefix reuse (engine defaults, citation grammar on): two engines (reuse_prefix=False / True, each with its own KV cache) answer the same "
         "prompts in turn (3 fresh passages + a new question after the shared prefix); the first prompt primes "
         "both and is not counted. With reuse on, llama.cpp keeps the KV cache of the longest common token "

@@ -344,9 +344,7 @@ def drop_process_caches() -> None:
     from groundqa.metrics import judges, lexical
     from groundqa.store import embeddings
 
-    embedder = embeddings.get_embedder()
-    with embeddings._lock:
-        embedder._cache.clear()
+    embeddings.get_embedder().clear_memory()
     judge = judges.get_judge("offline")
     for name in ("_vectors", "_verdicts"):
         cache = getattr(judge, name, None)

@@ -21,6 +21,7 @@ from typing import Any
 import dspy
 
 from groundqa.metrics.coerce import looks_like_abstention
+from groundqa.signatures.qa import CitedAnswer
 from groundqa.signatures.types import Passage
 
 from .citations import analyse, citation_feedback
@@ -30,14 +31,9 @@ from .retriever import Retriever
 _NUMBERED = re.compile(r"^\[(\d+)\]", re.M)
 
 
-class PeerAnswer(dspy.Signature):
-    """Answer the question using only the numbered passages. End every sentence with the numbers of
-    the passages that support it, like [1] or [2][3]. Never cite a number that is not listed.
-    If the passages do not answer the question, answer exactly: NOT IN SOURCES."""
-
-    question: str = dspy.InputField()
-    passages: str = dspy.InputField(desc="numbered passages [1]..[n]")
-    answer: str = dspy.OutputField(desc="short answer; every sentence ends with citations like [1]")
+#: GroundedQA's cited-answer signature without its ``format`` input: the peers get the very same
+#: instructions and fields (and so the same prompt) as GroundedQA's synthesizer.
+PeerAnswer = CitedAnswer.delete("format")
 
 
 def number_passages(passages: list[Passage]) -> str:

@@ -28,11 +28,9 @@ def counted(monkeypatch: pytest.MonkeyPatch):
     embedder = get_embedder()
     model = CountingModel(embedder._model)
     monkeypatch.setattr(embedder, "_model", model)
-    with embeddings._lock:
-        embedder._cache.clear()
+    embedder.clear_memory()
     yield embedder, model
-    with embeddings._lock:
-        embedder._cache.clear()
+    embedder.clear_memory()
 
 
 def test_vectors_come_back_from_disk_exactly_in_a_fresh_memory(tmp_path: Path, counted) -> None:
@@ -40,8 +38,7 @@ def test_vectors_come_back_from_disk_exactly_in_a_fresh_memory(tmp_path: Path, c
     set_disk_cache(tmp_path / "embeddings.sqlite")
     first = embedder.embed(TEXTS)
     assert model.encoded == TEXTS
-    with embeddings._lock:
-        embedder._cache.clear()  # as a new process would start
+    embedder.clear_memory()  # as a new process would start
     again = embedder.embed([*TEXTS, "A new sentence."])
     assert model.encoded == [*TEXTS, "A new sentence."]  # only the new text reached the model
     assert again[:3] == first  # float32 round trip is exact

@@ -49,7 +49,7 @@ class RegexConstraint:
         self.text = ""
         self._seen = 0
         self._pieces: dict[int, str | None] = {}
-        self.checked = 0  # candidate tokens tested (for benchmarks)
+        self.checked = 0  # candidate tokens tested (diagnostics)
         self.fallbacks = 0  # steps where no top token was allowed
 
     def piece(self, token: int) -> str | None:

@@ -85,6 +85,7 @@ class Embedder:
     def __init__(self, cache_size: int = 50_000) -> None:
         self.cache_size = cache_size
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._disk_cache: DiskVectorCache | None = None
         # Never reach for a hub: the model ships inside the package.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -102,11 +103,10 @@ class Embedder:
         """The disk cache named by :func:`set_disk_cache` (opened on first use); call under ``_lock``."""
         if _disk_path is None:
             return None
-        current = getattr(self, "_disk_cache", None)
-        if current is not None and current.path == _disk_path:
-            return current
+        if self._disk_cache is not None and self._disk_cache.path == _disk_path:
+            return self._disk_cache
         try:
-            self._disk_cache: DiskVectorCache | None = DiskVectorCache(_disk_path, self.name)
+            self._disk_cache = DiskVectorCache(_disk_path, self.name)
         except sqlite3.Error as exc:
             self._disk_failed(exc)
         return self._disk_cache
@@ -159,6 +159,11 @@ class Embedder:
                     self._cache.move_to_end(text)
                 out.append(vector)
         return out
+
+    def clear_memory(self) -> None:
+        """Empty the memory cache (the disk cache, if any, keeps its vectors)."""
+        with _lock:
+            self._cache.clear()
 
     def forget(self, texts: Sequence[str]) -> None:
         """Drop ``texts`` from the memory cache (the next :meth:`embed` runs the model, or the disk cache)."""
