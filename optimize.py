@@ -5,7 +5,7 @@ Same as ``groundqa optimize``; see ``python optimize.py --help``.
 
 import sys
 
-from groundqa.cli import main
+from groundqa.cli.main import main
 
 if __name__ == "__main__":
     sys.exit(main(["optimize", *sys.argv[1:]]))

@@ -17,17 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks import (
-    DEFAULT_OUT,
-    GROUPS,
-    TARGET_S,
-    cpu_load,
-    environment,
-    load_suites,
-    render_chart,
-    render_markdown,
-    render_summary,
-)
+from benchmarks.registry import DEFAULT_OUT, GROUPS, TARGET_S, load_suites
+from benchmarks.report import cpu_load, environment, render_chart, render_markdown, render_summary
 
 
 def build_parser(suites: Sequence[str]) -> argparse.ArgumentParser:

@@ -30,7 +30,8 @@ from typing import Any
 
 import dspy
 
-from benchmarks import markdown_table, register
+from benchmarks.registry import register
+from benchmarks.report import markdown_table
 from groundqa.contracts import Assert, Suggest, constrained, contract
 from groundqa.lm.scripted import ScriptedPrompt, scripted_lm
 

@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks import register
+from benchmarks.registry import register
+from groundqa.judges import EntailmentJudge, JudgeNotConfiguredError, OfflineJudge, get_judge
 from groundqa.metrics.citations import format_passage
-from groundqa.metrics.judges import EntailmentJudge, JudgeNotConfiguredError, OfflineJudge, get_judge
 
 LABELS = Path(__file__).resolve().parent.parent / "datasets" / "judge" / "entailment_labels.jsonl"
 

@@ -24,7 +24,8 @@ from typing import Any
 
 import dspy
 
-from benchmarks import register
+from benchmarks.registry import register
+from benchmarks.report import rendered_result
 from benchmarks.retrieval import SyntheticText
 from groundqa.programs.peers import PeerAnswer
 
@@ -366,15 +367,7 @@ def lm_suite(args: argparse.Namespace) -> dict[str, Any]:
     # "LM response was truncated" is expected at max_tokens; keep the progress output readable.
     logging.getLogger("dspy.clients.lm").setLevel(logging.ERROR)
     results = run_lm(quick=bool(getattr(args, "quick", False)), seed=int(getattr(args, "seed", 13)))
-    return {
-        "title": "Embedded LM: Gemma 3 270M through llama.cpp",
-        "config": results["config"],
-        "results": results,
-        "tables": tables(results),
-        "notes": notes(results),
-        "chart": chart(results),
-        "headline": headline(results),
-    }
+    return rendered_result("Embedded LM: Gemma 3 270M through llama.cpp", results, tables, notes, chart, headline)
 
 
 def headline(results: dict[str, Any]) -> list[str]:

@@ -20,7 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from benchmarks import register
+from benchmarks.registry import register
+from benchmarks.report import rendered_result
 from groundqa.datasets.loaders import Document
 from groundqa.store.chunking import chunk_text
 
@@ -524,15 +525,7 @@ def retrieval_suite(args: argparse.Namespace) -> dict[str, Any]:
         embed_chunks=200 if quick else 500,
         seed=int(getattr(args, "seed", 13)),
     )
-    return {
-        "title": "Retrieval: Chroma store and MiniLM embeddings",
-        "config": results["config"],
-        "results": results,
-        "tables": tables(results),
-        "notes": notes(results),
-        "chart": chart(results),
-        "headline": headline(results),
-    }
+    return rendered_result("Retrieval: Chroma store and MiniLM embeddings", results, tables, notes, chart, headline)
 
 
 def headline(results: dict[str, Any]) -> list[str]:

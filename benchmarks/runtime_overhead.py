@@ -17,7 +17,7 @@ from typing import Any
 
 import dspy
 
-from benchmarks import register
+from benchmarks.registry import register
 
 QUESTIONS = [
     "Who designed the harbor lights of Port Vessany?",

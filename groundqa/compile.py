@@ -2,26 +2,36 @@
 
 Flow: load the dataset -> ingest its corpus into a collection of its own -> evaluate the baseline on
 dev -> compile on train -> evaluate the compiled program on dev -> save ``program.json`` +
-``meta.json`` -> log everything to MLflow (one experiment per dataset, a run per compile with nested
-evaluation runs). A tracking server that is down never stops the compile: results stay on disk.
+``meta.json`` -> log everything to MLflow (:mod:`groundqa.tracking.compile_run`: one experiment per
+dataset, a run per compile with nested evaluation runs). A tracking server that is down never stops the
+compile: results stay on disk. Every optimizer is one entry of :data:`OPTIMIZER_SPECS`.
 """
 
 from __future__ import annotations
 
-import json
 import subprocess
-import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import dspy
 from pydantic import BaseModel, Field
 
+from groundqa.app import build_program, configure_lm
 from groundqa.config import Settings
-from groundqa.experiment_data import ExperimentData, check_trainable, load_experiment_data, to_example
+from groundqa.datasets.examples import to_example
+from groundqa.evaluation import EvaluationReport, evaluate
+from groundqa.experiment_data import check_trainable, load_experiment_data
+from groundqa.ingest import Progress, ingest_documents
+from groundqa.lm import factory
+from groundqa.metrics.composite import make_grounding_metric
+from groundqa.programs.extractive_teacher import build_teacher_lm
+from groundqa.programs.persistence import save_program
+from groundqa.tracking.compile_run import compile_run, log_compile, log_program_evaluation
+from groundqa.tracking.setup import configure_tracking
 
-OPTIMIZERS = ("labeled", "bootstrap", "bootstrap-rs", "mipro", "gepa", "simba")
 Optimizer = Literal["labeled", "bootstrap", "bootstrap-rs", "mipro", "gepa", "simba"]
 
 
@@ -69,45 +79,97 @@ def git_commit() -> str | None:
     return out.stdout.strip() or None
 
 
+@dataclass(frozen=True)
+class OptimizerSpec:
+    """How one DSPy optimizer is built and called.
+
+    ``build(options, metric, teacher, settings)`` returns the optimizer (``teacher`` is the
+    ``--teacher-lm`` LM or ``None``); ``compile_with`` names what its ``compile`` takes besides the
+    program, from ``trainset``, ``valset`` (the dev examples) and ``seed``; ``few_shot`` optimizers
+    bootstrap demos, so they train on answerable questions only (see :func:`optimizer_trainset`).
+    """
+
+    build: Callable[[CompileOptions, Any, Any, Settings], Any]
+    compile_with: tuple[str, ...] = ("trainset", "valset")
+    few_shot: bool = False
+
+
+def _teacher_settings(teacher: Any) -> dict[str, Any] | None:
+    return {"lm": teacher} if teacher is not None else None
+
+
+def _labeled(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:
+    return dspy.LabeledFewShot(k=options.budget)
+
+
+def _bootstrap(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:
+    return dspy.BootstrapFewShot(metric=metric, metric_threshold=options.metric_threshold,
+                                 max_bootstrapped_demos=options.budget, max_labeled_demos=0, max_rounds=1,
+                                 teacher_settings=_teacher_settings(teacher))
+
+
+def _bootstrap_rs(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:
+    return dspy.BootstrapFewShotWithRandomSearch(
+        metric=metric, metric_threshold=options.metric_threshold, max_bootstrapped_demos=options.budget,
+        max_labeled_demos=0, num_candidate_programs=4, num_threads=options.threads,
+        teacher_settings=_teacher_settings(teacher),
+    )
+
+
+def _mipro(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:
+    return dspy.MIPROv2(metric=metric, prompt_model=teacher, auto=options.auto or "light",
+                        max_bootstrapped_demos=options.budget, max_labeled_demos=0,
+                        num_threads=options.threads, seed=options.seed, teacher_settings=_teacher_settings(teacher),
+                        metric_threshold=options.metric_threshold)
+
+
+def _gepa(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:
+    if options.reflection_lm:
+        reflection = factory.build_lm(settings, lm=options.reflection_lm)
+    else:
+        reflection = teacher or dspy.settings.lm
+    return dspy.GEPA(metric=metric, auto=options.auto or "light", reflection_lm=reflection,
+                     num_threads=options.threads, seed=options.seed, track_stats=True)
+
+
+def _simba(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:
+    return dspy.SIMBA(metric=metric, bsize=min(8, max(2, options.budget * 2)), num_candidates=4,
+                      max_steps=options.budget, max_demos=options.budget, prompt_model=teacher,
+                      num_threads=options.threads)
+
+
+OPTIMIZER_SPECS: dict[str, OptimizerSpec] = {
+    "labeled": OptimizerSpec(_labeled, compile_with=("trainset",), few_shot=True),
+    "bootstrap": OptimizerSpec(_bootstrap, compile_with=("trainset",), few_shot=True),
+    "bootstrap-rs": OptimizerSpec(_bootstrap_rs, few_shot=True),
+    "mipro": OptimizerSpec(_mipro),
+    "gepa": OptimizerSpec(_gepa),
+    "simba": OptimizerSpec(_simba, compile_with=("trainset", "seed")),
+}
+"""Every optimizer ``--optimizer`` accepts (the keys are the names of :data:`Optimizer`)."""
+
+OPTIMIZERS = tuple(OPTIMIZER_SPECS)
+
+
+def optimizer_spec(name: str) -> OptimizerSpec:
+    """The table entry of ``name``; ValueError naming the choices for an unknown one."""
+    try:
+        return OPTIMIZER_SPECS[name]
+    except KeyError:
+        raise ValueError(f"unknown optimizer {name!r}; choose one of {', '.join(OPTIMIZERS)}") from None
+
+
 def make_optimizer(options: CompileOptions, metric: Any, settings: Settings) -> Any:
     """The DSPy optimizer named by ``options.optimizer``, configured for the grounding metric."""
-    from groundqa.lm.factory import build_lm
-
-    teacher = build_lm(settings, lm=options.teacher_lm) if options.teacher_lm else None
-    teacher_settings = {"lm": teacher} if teacher is not None else None
-    name = options.optimizer
-    if name == "labeled":
-        return dspy.LabeledFewShot(k=options.budget)
-    if name == "bootstrap":
-        return dspy.BootstrapFewShot(metric=metric, metric_threshold=options.metric_threshold,
-                                     max_bootstrapped_demos=options.budget, max_labeled_demos=0, max_rounds=1,
-                                     teacher_settings=teacher_settings)
-    if name == "bootstrap-rs":
-        return dspy.BootstrapFewShotWithRandomSearch(
-            metric=metric, metric_threshold=options.metric_threshold, max_bootstrapped_demos=options.budget,
-            max_labeled_demos=0, num_candidate_programs=4, num_threads=options.threads,
-            teacher_settings=teacher_settings,
-        )
-    if name == "mipro":
-        return dspy.MIPROv2(metric=metric, prompt_model=teacher, auto=options.auto or "light",
-                            max_bootstrapped_demos=options.budget, max_labeled_demos=0,
-                            num_threads=options.threads, seed=options.seed, teacher_settings=teacher_settings,
-                            metric_threshold=options.metric_threshold)
-    if name == "gepa":
-        reflection = build_lm(settings, lm=options.reflection_lm) if options.reflection_lm else (teacher or dspy.settings.lm)
-        return dspy.GEPA(metric=metric, auto=options.auto or "light", reflection_lm=reflection,
-                         num_threads=options.threads, seed=options.seed, track_stats=True)
-    if name == "simba":
-        return dspy.SIMBA(metric=metric, bsize=min(8, max(2, options.budget * 2)), num_candidates=4,
-                          max_steps=options.budget, max_demos=options.budget, prompt_model=teacher,
-                          num_threads=options.threads)
-    raise ValueError(f"unknown optimizer {name!r}; choose one of {', '.join(OPTIMIZERS)}")
+    spec = optimizer_spec(options.optimizer)
+    teacher = build_teacher_lm(settings, options.teacher_lm) if options.teacher_lm else None
+    return spec.build(options, metric, teacher, settings)
 
 
 def optimizer_trainset(options: CompileOptions, train: list[dspy.Example]) -> list[dspy.Example]:
     """Few-shot optimizers bootstrap demos from answerable questions only: a should-abstain question is
     answered by abstaining before the LM is called, so its (empty) trace would use up the demo budget."""
-    if options.optimizer in ("labeled", "bootstrap", "bootstrap-rs"):
+    if optimizer_spec(options.optimizer).few_shot:
         answerable = [e for e in train if not e.should_abstain]
         return answerable or train
     return train
@@ -115,14 +177,10 @@ def optimizer_trainset(options: CompileOptions, train: list[dspy.Example]) -> li
 
 def run_optimizer(optimizer: Any, options: CompileOptions, program: dspy.Module, train: list[dspy.Example],
                   dev: list[dspy.Example]) -> dspy.Module:
-    name = options.optimizer
-    if name in ("labeled", "bootstrap"):
-        return optimizer.compile(program, trainset=train)
-    if name == "bootstrap-rs":
-        return optimizer.compile(program, trainset=train, valset=dev)
-    if name == "simba":
-        return optimizer.compile(program, trainset=train, seed=options.seed)
-    return optimizer.compile(program, trainset=train, valset=dev)
+    """``optimizer.compile(program, ...)`` with the arguments its table entry names."""
+    available = {"trainset": train, "valset": dev, "seed": options.seed}
+    kwargs = {name: available[name] for name in optimizer_spec(options.optimizer).compile_with}
+    return optimizer.compile(program, **kwargs)
 
 
 def optimisation_curve(compiled: Any) -> list[float]:
@@ -141,24 +199,17 @@ def demo_counts(program: dspy.Module) -> dict[str, int]:
     return {name: len(p.demos) for name, p in program.named_predictors()}
 
 
-def compile_program(settings: Settings, options: CompileOptions, out: Any = print) -> CompileOutcome:
-    """Run the whole compile; ``out`` receives progress lines."""
-    from groundqa.app import build_program, configure_lm
-    from groundqa.cli import ingest_documents
-    from groundqa.evaluation import evaluate
-    from groundqa.metrics.composite import make_grounding_metric
-    from groundqa.programs.persistence import save_program
-    from groundqa.tracking.setup import configure_tracking
-
+def compile_program(settings: Settings, options: CompileOptions, out: Callable[[str], Any] = print,
+                    ingest_progress: Progress | None = None) -> CompileOutcome:
+    """Run the whole compile; ``out`` receives progress lines, ``ingest_progress`` the embedding progress."""
     started = time.perf_counter()
-    if options.optimizer not in OPTIMIZERS:
-        raise ValueError(f"unknown optimizer {options.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
+    optimizer_spec(options.optimizer)  # an unknown optimizer fails before anything is loaded
     data = load_experiment_data(options.dataset, options.corpus, options.seed, options.sample,
                                 options.max_train, options.max_dev)
     check_trainable(data)
     settings = settings.model_copy(update={"collection": data.collection})
     configure_lm(settings)
-    report = ingest_documents(settings, data.corpus)
+    report = ingest_documents(settings, data.corpus, progress=ingest_progress)
     out(f"dataset {data.name} ({data.digest}): {len(data.corpus)} documents -> {report.chunks_total} chunks, "
         f"{len(data.train)} train / {len(data.dev)} dev questions")
 
@@ -174,10 +225,9 @@ def compile_program(settings: Settings, options: CompileOptions, out: Any = prin
               "dataset_digest": data.digest, "metric": "grounding_metric(offline judge)", "git_commit": git_commit(),
               "n_train": len(data.train), "n_dev": len(data.dev)}
 
-    run_ctx = _mlflow_run(tracking, data, options, params)
-    with run_ctx as run:
+    with compile_run(tracking, data, options.optimizer, params) as run:
         out(f"evaluating the baseline on {len(dev_questions)} dev questions ...")
-        base_report = _evaluate_logged(evaluate, baseline, dev_questions, options, tracking, "baseline", run)
+        base_report = _evaluate_logged(baseline, dev_questions, options, "baseline", run)
         out(f"compiling with {options.optimizer} on {len(train)} train questions ...")
         optimizer = make_optimizer(options, metric, settings)
         t0 = time.perf_counter()
@@ -187,7 +237,7 @@ def compile_program(settings: Settings, options: CompileOptions, out: Any = prin
         compile_s = time.perf_counter() - t0
         out(f"compiled in {compile_s:.0f}s; demos per predictor: {demo_counts(compiled)}")
         out("evaluating the compiled program ...")
-        comp_report = _evaluate_logged(evaluate, compiled, dev_questions, options, tracking, "compiled", run)
+        comp_report = _evaluate_logged(compiled, dev_questions, options, "compiled", run)
 
         directory = Path(options.artifacts) / f"{data.name}-{options.optimizer}-{time.strftime('%Y%m%d-%H%M%S')}"
         b, c = _headline(base_report), _headline(comp_report)
@@ -199,7 +249,7 @@ def compile_program(settings: Settings, options: CompileOptions, out: Any = prin
         base_report.to_json(directory / "baseline_report.json")
         comp_report.to_json(directory / "compiled_report.json")
         if run is not None:
-            _log_compile(run, compiled, directory, b, c, options, compile_s)
+            log_compile(compiled, directory, b, c, optimisation_curve(compiled), compile_s, options.register_as)
     outcome = CompileOutcome(program_path=program_path, baseline=b, compiled=c,
                              run_id=run.info.run_id if run is not None else None,
                              tracking=tracking.uri if tracking.enabled else tracking.reason,
@@ -207,65 +257,13 @@ def compile_program(settings: Settings, options: CompileOptions, out: Any = prin
     return outcome
 
 
-def _headline(report: Any) -> dict[str, float | None]:
+def _headline(report: EvaluationReport) -> dict[str, float | None]:
     return dict(report.metrics.overall.metrics)
 
 
-def _mlflow_run(tracking: Any, data: ExperimentData, options: CompileOptions, params: dict[str, Any]) -> Any:
-    import contextlib
-
-    import mlflow
-
-    if not tracking.enabled:
-        mlflow.dspy.autolog(disable=True)  # no DSPy callback may try to reach a store that is down
-        return contextlib.nullcontext(None)
-
-    from groundqa.tracking.setup import experiment_name
-
-    mlflow.set_experiment(experiment_name(data.name))
-    mlflow.dspy.autolog(log_compiles=True, log_evals=True, log_traces_from_compile=False, silent=True)
-    run = mlflow.start_run(run_name=f"{options.optimizer}-{time.strftime('%H%M%S')}")
-    mlflow.log_params({k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in params.items()})
-    _log_dataset_inputs(data)
-    return run
-
-
-def _log_dataset_inputs(data: ExperimentData) -> None:
-    import mlflow
-    import pandas as pd
-
-    for split, questions in (("train", data.train), ("dev", data.dev)):
-        frame = pd.DataFrame([{"id": q.id, "question": q.question, "type": q.type,
-                               "should_abstain": q.should_abstain, "answers": json.dumps(q.answers)}
-                              for q in questions])
-        mlflow.log_input(mlflow.data.from_pandas(frame, name=f"{data.name}-{split}"), context=split)
-
-
-def _evaluate_logged(evaluate: Any, program: Any, questions: list[Any], options: CompileOptions, tracking: Any,
-                     label: str, run: Any) -> Any:
+def _evaluate_logged(program: Any, questions: list[Any], options: CompileOptions, label: str,
+                     run: Any) -> EvaluationReport:
     report = evaluate(program, questions, threads=options.threads, progress=options.progress)
     if run is not None:
-        import mlflow
-
-        with mlflow.start_run(run_name=f"{label}-eval", nested=True):
-            report.log_to_mlflow(params={"program": label}, prefix="dev/")
-        mlflow.log_metrics({f"{label}/{k}": v for k, v in report.flat_metrics("").items()})
+        log_program_evaluation(report, label)
     return report
-
-
-def _log_compile(run: Any, compiled: dspy.Module, directory: Path, baseline: dict[str, Any], final: dict[str, Any],
-                 options: CompileOptions, compile_s: float) -> None:
-    import mlflow
-
-    for step, score in enumerate(optimisation_curve(compiled)):
-        mlflow.log_metric("curve/score", score, step=step)
-    deltas = {f"delta/{k}": final[k] - baseline[k] for k in final
-              if isinstance(final.get(k), (int, float)) and isinstance(baseline.get(k), (int, float))}
-    mlflow.log_metrics({**deltas, "compile_seconds": compile_s})
-    mlflow.log_artifacts(str(directory), artifact_path="compiled")
-    try:
-        mlflow.dspy.log_model(compiled, name="program", registered_model_name=options.register_as)
-    except Exception as exc:  # the program artifact above is the source of truth
-        mlflow.set_tag("log_model_error", f"{type(exc).__name__}: {str(exc)[:200]}")
-        print(f"groundqa: MLflow model logging failed ({type(exc).__name__}); program.json is logged as an artifact",
-              file=sys.stderr)

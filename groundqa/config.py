@@ -12,13 +12,15 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from groundqa.errors import GroundQAError
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
 
-class ConfigError(ValueError):
+class ConfigError(GroundQAError, ValueError):
     """A configuration value is missing or wrong; the message names it."""
 
 

@@ -8,11 +8,8 @@ No LM is configured here: configure DSPy before calling.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import math
 import re
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -23,12 +20,14 @@ from typing import Any
 import dspy
 from pydantic import BaseModel, Field
 
+from groundqa.datasets.examples import to_example, to_examples
 from groundqa.datasets.loaders import Question
+from groundqa.judges import EntailmentJudge, get_judge
 from groundqa.metrics.aggregate import COUNTS, METRICS, AggregateMetrics, aggregate_scores
-from groundqa.metrics.coerce import as_result, to_example, to_examples
+from groundqa.metrics.coerce import as_result
 from groundqa.metrics.composite import GroundingScore, ItemScores, make_grounding_metric, score_item
-from groundqa.metrics.judges import EntailmentJudge, get_judge
 from groundqa.text import citation_numbers
+from groundqa.tracking.evaluation_run import log_report
 
 __all__ = ["EvaluationReport", "QuestionRecord", "Timing", "evaluate", "to_example", "to_examples"]
 
@@ -140,27 +139,11 @@ class EvaluationReport(BaseModel):
     ) -> str:
         """Log params, metrics (``prefix``-ed) and this report (JSON artifact) to MLflow; returns the run id.
 
-        Logs into the active run if there is one, else starts (and ends) a new run named ``run_name``.
+        Logs into the active run if there is one, else starts (and ends) a new run named ``run_name``
+        (see :func:`groundqa.tracking.evaluation_run.log_report`).
         """
-        import mlflow
-
-        if tracking_uri:
-            mlflow.set_tracking_uri(tracking_uri)
-        active = mlflow.active_run()
-        ctx = contextlib.nullcontext(active) if active is not None else mlflow.start_run(run_name=run_name)
-        with ctx as run:
-            base = {
-                f"{prefix}judge": self.judge, f"{prefix}n_questions": self.n, f"{prefix}threads": self.threads,
-                f"{prefix}program": self.program or "program",
-            }
-            mlflow.log_params({**base, **{k: _param(v) for k, v in (params or {}).items()}})
-            mlflow.log_metrics(self.flat_metrics(prefix))
-            with tempfile.TemporaryDirectory() as tmp:
-                name = f"{_key(prefix.strip('/')) or 'evaluation'}_report.json"
-                path = Path(tmp) / name
-                self.to_json(path)
-                mlflow.log_artifact(str(path), artifact_path=artifact_path)
-            return run.info.run_id
+        return log_report(self, run_name=run_name, params=params, prefix=prefix, artifact_path=artifact_path,
+                          tracking_uri=tracking_uri)
 
 
 def _fmt(value: float | None) -> str:
@@ -169,11 +152,6 @@ def _fmt(value: float | None) -> str:
 
 def _key(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_\-. ]", "_", name)
-
-
-def _param(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
-    return text[:6000]
 
 
 class _SafeProgram:

@@ -7,15 +7,53 @@ import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-import dspy
-
+from groundqa.datasets.bundled import load_bundled
 from groundqa.datasets.loaders import Document, Question, load_corpus, load_questions_jsonl
-from groundqa.signatures.qa import NOT_IN_SOURCES
+from groundqa.datasets.squad import default_squad2_path, load_squad2
+from groundqa.errors import GroundQAError
+
+DATASET_SPECS = "'bundled', 'squad[:PATH]' or a questions JSONL file"
 
 
-class DatasetError(ValueError):
+class DatasetError(GroundQAError, ValueError):
     """The dataset cannot be used as asked; the message says why."""
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """A parsed ``bundled | squad[:PATH] | QUESTIONS.jsonl`` (see :func:`parse_dataset_spec`)."""
+
+    kind: Literal["bundled", "squad", "jsonl"]
+    path: Path | None = None  # the SQuAD 2.0 file or the questions JSONL; None for bundled
+
+    @property
+    def name(self) -> str:
+        """``bundled``, ``squad2`` or the questions JSONL's stem (names experiments and collections)."""
+        if self.kind == "jsonl" and self.path is not None:
+            return self.path.stem
+        return "squad2" if self.kind == "squad" else "bundled"
+
+
+def parse_dataset_spec(spec: str) -> DatasetSpec:
+    """The one parser of dataset specs: ``bundled``, ``squad`` (the default SQuAD 2.0 dev file),
+    ``squad:PATH`` or an existing questions JSONL file. Whether a SQuAD file exists is left to the
+    caller (a benchmark skips, a compile fails); an unknown spec raises :class:`DatasetError`."""
+    spec = str(spec).strip()
+    if spec == "bundled":
+        return DatasetSpec("bundled")
+    if spec == "squad" or spec.startswith("squad:"):
+        raw = spec.split(":", 1)[1] if ":" in spec else ""
+        if spec.startswith("squad:") and not raw.strip():
+            raise DatasetError("'squad:' needs a path, e.g. squad:dev-v2.0.json (or just 'squad')")
+        return DatasetSpec("squad", Path(raw) if raw else default_squad2_path())
+    if not spec:
+        raise DatasetError(f"no dataset given: use {DATASET_SPECS}")
+    path = Path(spec)
+    if not path.exists():
+        raise DatasetError(f"unknown dataset {spec!r}: use {DATASET_SPECS}")
+    return DatasetSpec("jsonl", path)
 
 
 @dataclass
@@ -75,31 +113,22 @@ def stratified_sample(items: list[Question], limit: int | None, seed: int) -> li
     return sorted(chosen, key=lambda q: order[q.id])
 
 
-def load_experiment_data(spec: str, corpus: str | Path | None = None, seed: int = 0, sample: int = 200,
-                         max_train: int | None = None, max_dev: int | None = None) -> ExperimentData:
+def load_experiment_data(spec: str | DatasetSpec, corpus: str | Path | None = None, seed: int = 0,
+                         sample: int = 200, max_train: int | None = None,
+                         max_dev: int | None = None) -> ExperimentData:
     """``bundled`` | ``squad`` | ``squad:PATH`` | ``QUESTIONS.jsonl`` (with ``corpus``)."""
-    if spec == "bundled":
-        from groundqa.datasets.bundled import load_bundled
-
+    dataset = spec if isinstance(spec, DatasetSpec) else parse_dataset_spec(spec)
+    if dataset.kind == "bundled":
         docs, train = load_bundled("train")
         _, dev = load_bundled("dev")
-        name = "bundled"
-    elif spec == "squad" or spec.startswith("squad:"):
-        from groundqa.datasets.squad import default_squad2_path, load_squad2
-
-        path = Path(spec.split(":", 1)[1]) if ":" in spec else default_squad2_path()
-        if not path.exists():
-            raise DatasetError(f"SQuAD 2.0 file not found: {path}")
+    elif dataset.kind == "squad":
+        path = require_squad_file(dataset)
         docs, questions, _errors = load_squad2(path, sample=sample, seed=seed)
         train, dev = _split(questions, seed)
-        name = "squad2"
     else:
-        path = Path(spec)
-        if not path.exists():
-            raise DatasetError(f"unknown dataset {spec!r}: use 'bundled', 'squad[:PATH]' or a questions JSONL file")
         if corpus is None:
             raise DatasetError("a questions JSONL dataset needs --corpus (a corpus JSONL or a folder of text files)")
-        loaded = load_questions_jsonl(path)
+        loaded = load_questions_jsonl(dataset.path)
         if loaded.errors:
             raise DatasetError("; ".join(str(e) for e in loaded.errors[:5]))
         corpus_report = load_corpus(corpus)
@@ -107,20 +136,16 @@ def load_experiment_data(spec: str, corpus: str | Path | None = None, seed: int 
             raise DatasetError("; ".join(str(e) for e in corpus_report.errors[:5]))
         docs = corpus_report.items
         train, dev = _split(loaded.items, seed)
-        name = path.stem
-    return ExperimentData(name, docs, stratified_sample(train, max_train, seed),
+    return ExperimentData(dataset.name, docs, stratified_sample(train, max_train, seed),
                           stratified_sample(dev, max_dev, seed))
 
 
-def to_example(question: Question) -> dspy.Example:
-    """A ``dspy.Example`` with ``question`` as input and the gold fields for metrics (and ``answer``
-    for labelled demos: the first gold answer, or the abstention phrase)."""
-    answer = question.answers[0] if question.answers and not question.should_abstain else NOT_IN_SOURCES
-    return dspy.Example(
-        id=question.id, question=question.question, answers=list(question.answers),
-        should_abstain=question.should_abstain, type=question.type, gold_docs=list(question.gold_docs),
-        false_premise=question.false_premise, answer=answer,
-    ).with_inputs("question")
+def require_squad_file(dataset: DatasetSpec) -> Path:
+    """The SQuAD 2.0 file of a ``squad`` spec; DatasetError when it is not there."""
+    path = dataset.path or default_squad2_path()
+    if not path.exists():
+        raise DatasetError(f"SQuAD 2.0 file not found: {path}")
+    return path
 
 
 def check_trainable(data: ExperimentData, minimum: int = 4) -> None:

@@ -1,4 +1,5 @@
-"""Text utilities shared by chunking, synthesis and the metrics: one sentence splitter for all."""
+"""Text utilities shared by chunking, synthesis and the metrics: one sentence splitter for all, and one
+reading of citation marks."""
 
 from __future__ import annotations
 
@@ -37,6 +38,11 @@ def split_sentences(text: str) -> list[str]:
         if tail:
             sentences.append(tail)
     return sentences
+
+
+MAX_CITATIONS = 3
+"""Only the first 3 citations of a sentence count (ALCE's ``--at_most_citations`` default): the
+synthesizer checks no more than the metrics score."""
 
 
 def citation_numbers(sentence: str) -> list[int]:

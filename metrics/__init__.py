@@ -1,12 +1,23 @@
-"""Grounding metrics (ALCE citation recall/precision, faithfulness, correctness, abstention) and judges.
+"""Grounding metrics (ALCE citation recall/precision, faithfulness, correctness, abstention).
 
 * :mod:`.citations` — ALCE citation recall / precision; :mod:`.faithfulness` — RAGAS-style faithfulness;
 * :mod:`.correctness` — SQuAD EM / token F1, STR-EM; :mod:`.abstention` — abstention and premise detection;
-* :mod:`.judges` — entailment judges (offline lexical + MiniLM, LM) behind one interface;
+* the entailment judges they score with live in :mod:`groundqa.judges` (re-exported here);
 * :mod:`.composite` — :func:`grounding_metric` for DSPy optimizers (score + feedback);
 * :mod:`.aggregate` — every metric overall and per question type.
 """
 
+# to_example(s), the judges and looks_like_abstention live below the metrics (the programs use them
+# too); they are re-exported here for compatibility.
+from groundqa.datasets.examples import to_example, to_examples
+from groundqa.judges import (
+    EntailmentJudge,
+    JudgeNotConfiguredError,
+    LMJudge,
+    OfflineJudge,
+    Verdict,
+    get_judge,
+)
 from groundqa.metrics.abstention import (
     abstention_scores,
     detects_false_premise,
@@ -28,7 +39,7 @@ from groundqa.metrics.citations import (
     citation_scores,
     format_passage,
 )
-from groundqa.metrics.coerce import as_result, gold_of, looks_like_abstention, to_example, to_examples
+from groundqa.metrics.coerce import as_result, gold_of
 from groundqa.metrics.composite import (
     GroundingScore,
     ItemScores,
@@ -45,14 +56,7 @@ from groundqa.metrics.correctness import (
     token_f1,
 )
 from groundqa.metrics.faithfulness import FaithfulnessScore, answer_claims, faithfulness
-from groundqa.metrics.judges import (
-    EntailmentJudge,
-    JudgeNotConfiguredError,
-    LMJudge,
-    OfflineJudge,
-    Verdict,
-    get_judge,
-)
+from groundqa.refusals import looks_like_abstention
 
 __all__ = [
     "METRICS", "MAX_CITATIONS",

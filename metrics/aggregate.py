@@ -15,9 +15,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from groundqa.datasets.loaders import Question
+from groundqa.judges import EntailmentJudge
 from groundqa.metrics.abstention import abstention_scores, premise_detection_scores
 from groundqa.metrics.composite import ItemScores, score_item
-from groundqa.metrics.judges import EntailmentJudge
 
 MEAN_METRICS = (
     "score", "citation_recall", "citation_precision", "faithfulness", "exact_match", "token_f1", "str_em",

@@ -22,7 +22,7 @@ Deviations from ALCE's script, all deliberate:
 * ``[0]`` is out of range (ALCE's ``ref_id = 0 - 1 = -1`` silently indexes the last passage);
 * an empty answer has no sentences and gets ``None`` for both scores (ALCE skips such items); the
   callers treat an empty answer as an abstention;
-* the entailment judge is pluggable (ALCE: the 11B TRUE NLI model), see :mod:`groundqa.metrics.judges`.
+* the entailment judge is pluggable (ALCE: the 11B TRUE NLI model), see :mod:`groundqa.judges`.
 """
 
 from __future__ import annotations
@@ -32,11 +32,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from groundqa.metrics.judges import EntailmentJudge
-from groundqa.text import citation_numbers, split_sentences, strip_citations
-
-MAX_CITATIONS = 3
-"""ALCE's ``--at_most_citations`` default: only the first 3 citations of a sentence count."""
+from groundqa.judges import EntailmentJudge
+from groundqa.text import MAX_CITATIONS, citation_numbers, split_sentences, strip_citations
 
 
 def format_passage(title: str, text: str) -> str:
@@ -66,7 +63,8 @@ def _warm_up(judge: EntailmentJudge, hypotheses: Sequence[str], premises: Sequen
 
 
 class SentenceCitations(BaseModel):
-    """How one sentence of the answer was scored."""
+    """How the metric scored one sentence of an answer (the program's own pre-answer check of a
+    sentence is :class:`groundqa.programs.citations.SentenceCheck`)."""
 
     index: int = Field(description="1-based position of the sentence in the answer")
     sentence: str

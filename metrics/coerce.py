@@ -15,35 +15,12 @@ For every prediction an empty answer counts as an abstention (SQuAD 2.0: the emp
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from groundqa.datasets.loaders import Question
+from groundqa.refusals import looks_like_abstention
 from groundqa.signatures.types import AbstainReason, GroundedResult, Passage
-
-_ABSTAIN_EXACT = re.compile(
-    r"^\W*(not in (the )?sources?|i (do not|don't|dont) know|unknown|no answer|unanswerable|n/a"
-    r"|cannot (be )?answer(ed)?|can't (be )?answer(ed)?|insufficient (information|evidence|context))\W*$",
-    re.IGNORECASE,
-)
-_ABSTAIN_PHRASES = re.compile(
-    r"\b(not in (the )?sources|i (do not|don't|dont) know|cannot be answered|can't be answered|can ?not answer"
-    r"|unable to answer|(not enough|insufficient) (information|evidence|context)"
-    r"|no (relevant )?information (about|on|regarding)"
-    r"|(sources?|passages?|context|documents?|corpus|provided (text|information))\b[^.]{0,40}?\b"
-    r"(do|does|did) (not|n't) (contain|mention|say|provide|specify|state|include|answer|support))",
-    re.IGNORECASE,
-)
-
-
-def looks_like_abstention(answer: str | None) -> bool:
-    """True for empty answers and refusals such as "NOT IN SOURCES" or "I don't know"."""
-    text = (answer or "").strip()
-    if not text:
-        return True
-    if _ABSTAIN_EXACT.match(text):
-        return True
-    return len(text.split()) <= 40 and bool(_ABSTAIN_PHRASES.search(text))
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:
@@ -141,26 +118,10 @@ def gold_of(example: Any) -> Question:
         data["answers"] = [answers]
     elif answers is not None and not isinstance(answers, list):
         data["answers"] = list(answers)
-    if not data.get("answers"):
+    if "answers" not in data:  # an example built by to_example has gold answers: its `answer` is a demo label
         single = _get(example, "answer")
         if isinstance(single, str) and single:
             data["answers"] = [single]
     data.setdefault("id", "")
     data.setdefault("question", "")
     return Question.model_validate(data)
-
-
-def to_example(question: Question) -> Any:
-    """A ``dspy.Example`` (input ``question``) carrying every gold field of ``question``."""
-    import dspy
-
-    return dspy.Example(
-        id=question.id, question=question.question, answers=list(question.answers),
-        should_abstain=question.should_abstain, type=question.type, gold_docs=list(question.gold_docs),
-        false_premise=question.false_premise,
-    ).with_inputs("question")
-
-
-def to_examples(questions: Sequence[Question]) -> list[Any]:
-    """:func:`to_example` over a list."""
-    return [to_example(q) for q in questions]

@@ -29,12 +29,12 @@ from typing import Any
 import dspy
 from pydantic import BaseModel, Field
 
+from groundqa.judges import EntailmentJudge, get_judge
 from groundqa.metrics.abstention import detects_false_premise, is_false_premise
 from groundqa.metrics.citations import CitationScores, citation_scores
 from groundqa.metrics.coerce import as_result, gold_of, is_abstention
 from groundqa.metrics.correctness import correctness
 from groundqa.metrics.faithfulness import faithfulness
-from groundqa.metrics.judges import EntailmentJudge, get_judge
 from groundqa.signatures.types import AbstainReason, GroundedResult
 from groundqa.text import truncate
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from groundqa.judges import EntailmentJudge
 from groundqa.metrics.citations import _warm_up, passage_texts
-from groundqa.metrics.judges import EntailmentJudge
 from groundqa.text import split_sentences, strip_citations
 
 

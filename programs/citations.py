@@ -5,15 +5,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from groundqa.text import citation_numbers, split_sentences, strip_citations
+from groundqa.text import MAX_CITATIONS, citation_numbers, split_sentences, strip_citations
 
-MAX_COUNTED_CITATIONS = 3
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
 
 @dataclass
-class SentenceCitations:
-    """One answer sentence and what its citations say."""
+class SentenceCheck:
+    """One sentence of the program's own answer and what its citations say (0-based ``index``).
+
+    Not :class:`groundqa.metrics.citations.SentenceCitations`, which records how the metric *scored* a
+    sentence (1-based, with the judge's verdicts); this one is the program's check before it answers.
+    """
 
     index: int
     text: str
@@ -39,14 +42,14 @@ def is_factual(sentence: str) -> bool:
     return len(_WORD.findall(claim)) >= 3
 
 
-def analyse(answer: str, n_passages: int) -> list[SentenceCitations]:
+def analyse(answer: str, n_passages: int) -> list[SentenceCheck]:
     """Split ``answer`` into sentences and check their citations against ``[1]..[n_passages]``."""
-    checks: list[SentenceCitations] = []
+    checks: list[SentenceCheck] = []
     for index, sentence in enumerate(split_sentences(answer)):
         numbers = citation_numbers(sentence)
-        counted, ignored = numbers[:MAX_COUNTED_CITATIONS], numbers[MAX_COUNTED_CITATIONS:]
+        counted, ignored = numbers[:MAX_CITATIONS], numbers[MAX_CITATIONS:]
         checks.append(
-            SentenceCitations(
+            SentenceCheck(
                 index=index, text=sentence, cited=[n for n in counted if 1 <= n <= n_passages],
                 out_of_range=[n for n in numbers if not 1 <= n <= n_passages], ignored=ignored,
                 factual=is_factual(sentence),
@@ -55,7 +58,7 @@ def analyse(answer: str, n_passages: int) -> list[SentenceCitations]:
     return checks
 
 
-def citation_feedback(checks: list[SentenceCitations], n_passages: int) -> list[str]:
+def citation_feedback(checks: list[SentenceCheck], n_passages: int) -> list[str]:
     """Messages naming every broken citation (empty when the citations are valid)."""
     messages: list[str] = []
     for check in checks:
@@ -72,6 +75,6 @@ def citation_feedback(checks: list[SentenceCitations], n_passages: int) -> list[
     return messages
 
 
-def render(checks: list[SentenceCitations], keep: set[int] | None = None) -> str:
+def render(checks: list[SentenceCheck], keep: set[int] | None = None) -> str:
     """Re-assemble the answer from its sentences (all, or only the indices in ``keep``)."""
     return " ".join(c.text.strip() for c in checks if keep is None or c.index in keep).strip()

@@ -20,7 +20,7 @@ from typing import Any
 
 import dspy
 
-from groundqa.metrics.coerce import looks_like_abstention
+from groundqa.refusals import looks_like_abstention
 from groundqa.signatures.qa import CitedAnswer
 from groundqa.signatures.types import Passage
 

@@ -8,10 +8,12 @@ from typing import Any
 
 import dspy
 
+from groundqa.errors import GroundQAError
+
 FORMAT_VERSION = 1
 
 
-class ProgramFileError(ValueError):
+class ProgramFileError(GroundQAError, ValueError):
     """A compiled program file that cannot be loaded into this program; the message says why."""
 
 

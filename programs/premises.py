@@ -14,6 +14,7 @@ from typing import Literal
 
 import dspy
 
+from groundqa.judges import get_judge
 from groundqa.runtime.run import RunStopped, current_run, stage_scope
 from groundqa.signatures.qa import ExtractPresuppositions, JudgeClaim, Presupposition
 from groundqa.signatures.types import PremiseVerdict
@@ -78,8 +79,6 @@ class PremiseVerifier(dspy.Module):
             return PremiseVerdict(claim=claim.claim, supported=False, status="unsupported",
                                   rationale="nothing in the corpus matches this claim")
         if self.judge_kind == "offline":
-            from groundqa.metrics.judges import get_judge
-
             # One passage must carry the whole claim: joint support across passages would let a
             # namesake's page lend the name and another page the event (cross-entity confusion).
             judge = get_judge("offline")

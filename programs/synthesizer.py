@@ -26,21 +26,14 @@ import dspy
 from dspy.utils.exceptions import AdapterParseError
 
 from groundqa.contracts import Assert, Suggest
+from groundqa.judges import get_judge
+from groundqa.refusals import looks_like_abstention
 from groundqa.runtime.run import stage_scope
 from groundqa.signatures.qa import NOT_IN_SOURCES, CitedAnswer
 
 from .answer_checks import answer_problem
-from .citations import SentenceCitations, analyse, citation_feedback
+from .citations import SentenceCheck, analyse, citation_feedback
 from .formats import FORMAT_INSTRUCTIONS
-
-_DECLINES = ("not in sources", "not in the sources", "cannot be answered", "i don't know", "i do not know",
-             "no information", "not mentioned", "does not say", "do not say", "don't say")
-
-
-def declines(answer: str) -> bool:
-    """The LM said the passages do not answer the question."""
-    text = answer.strip().lower()
-    return text.startswith(NOT_IN_SOURCES.lower()) or (len(text) < 80 and any(d in text for d in _DECLINES))
 
 
 @dataclass
@@ -60,10 +53,8 @@ class CitedSynthesizer(dspy.Module):
         self.judge_kind = judge
         self.support_threshold = support_threshold
 
-    def support(self, checks: list[SentenceCitations], passages: list[str]) -> list[SentenceSupport]:
+    def support(self, checks: list[SentenceCheck], passages: list[str]) -> list[SentenceSupport]:
         """Judge every factual, validly cited sentence against the passages it cites."""
-        from groundqa.metrics.judges import get_judge
-
         judge = get_judge(self.judge_kind)
         results: list[SentenceSupport] = []
         for check in checks:
@@ -85,7 +76,7 @@ class CitedSynthesizer(dspy.Module):
             answer = ""
             Assert(False, "The reply did not follow the output format: give the field `answer` "
                           f"({type(exc).__name__}).", target=self.generate, key="format")
-        if answer and declines(answer):
+        if answer and looks_like_abstention(answer, instructed=True):  # the LM said the passages do not answer
             return dspy.Prediction(answer=answer, declined=True, support=[], checks=[], relevant=True)
         checks = analyse(answer, n)
         problems = citation_feedback(checks, n)

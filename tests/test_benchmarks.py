@@ -16,9 +16,9 @@ _REPO = str(Path(__file__).resolve().parents[1])
 if _REPO not in sys.path:
     sys.path.insert(0, _REPO)
 
-import benchmarks  # noqa: E402
-from benchmarks import markdown_table, render_markdown  # noqa: E402
+from benchmarks import registry  # noqa: E402
 from benchmarks.__main__ import main  # noqa: E402
+from benchmarks.report import markdown_table, render_markdown, render_summary  # noqa: E402
 from benchmarks.retrieval import generate_corpus, run_retrieval, tables  # noqa: E402
 
 
@@ -86,8 +86,8 @@ def test_runner_writes_json_markdown_and_chart(
             "chart": [{"title": "c", "ylabel": "items/s", "series": {"rate": {"a": 12.345, "b": 1500.0}}}],
         }
 
-    benchmarks.load_suites()
-    monkeypatch.setitem(benchmarks.SUITES, "fake", fake_suite)
+    registry.load_suites()
+    monkeypatch.setitem(registry.SUITES, "fake", fake_suite)
     assert main(["run", "--suite", "fake", "--quick", "--out", str(tmp_path)]) == 0
     data = json.loads((tmp_path / "fake.json").read_text(encoding="utf-8"))
     assert data["suite"] == "fake" and data["quick"] is True and data["seconds"] >= 0
@@ -100,7 +100,7 @@ def test_runner_writes_json_markdown_and_chart(
 
 
 def test_suites_are_registered() -> None:
-    suites = benchmarks.load_suites()
+    suites = registry.load_suites()
     assert {"retrieval", "lm"} <= set(suites)
 
 
@@ -132,11 +132,11 @@ def test_all_writes_a_summary_with_headlines_and_failures(
 
 def test_summary_reports_the_time_target() -> None:
     results = [{"suite": "a", "seconds": 10.0, "headline": ["x"]}]
-    quick, full = benchmarks.TARGET_S[True], benchmarks.TARGET_S[False]
-    assert "MET" in benchmarks.render_summary(results, 200.0, True, "cmd", target_s=quick)
-    assert "MISSED" in benchmarks.render_summary(results, 400.0, True, "cmd", target_s=quick)  # 5 min
-    assert "MET" in benchmarks.render_summary(results, 400.0, False, "cmd", target_s=full)  # 30 min
-    assert "target" not in benchmarks.render_summary(results, 400.0, False, "cmd")
+    quick, full = registry.TARGET_S[True], registry.TARGET_S[False]
+    assert "MET" in render_summary(results, 200.0, True, "cmd", target_s=quick)
+    assert "MISSED" in render_summary(results, 400.0, True, "cmd", target_s=quick)  # 5 min
+    assert "MET" in render_summary(results, 400.0, False, "cmd", target_s=full)  # 30 min
+    assert "target" not in render_summary(results, 400.0, False, "cmd")
 
 
 def test_the_peers_group_runs_its_suites_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -150,7 +150,7 @@ def test_the_peers_group_runs_its_suites_in_order(tmp_path: Path, monkeypatch: p
             return {"title": name, "tables": [], "headline": [name]}
         return suite
 
-    monkeypatch.setattr(runner, "load_suites", lambda: {n: suite_named(n) for n in (*benchmarks.GROUPS["peers"], "x")})
+    monkeypatch.setattr(runner, "load_suites", lambda: {n: suite_named(n) for n in (*registry.GROUPS["peers"], "x")})
     assert runner.main(["run", "--suite", "peers", "--quick", "--out", str(tmp_path)]) == 0
-    assert ran == list(benchmarks.GROUPS["peers"])
+    assert ran == list(registry.GROUPS["peers"])
     assert "target under 5 min (quick): MET" in (tmp_path / "summary.md").read_text(encoding="utf-8")

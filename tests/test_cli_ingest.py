@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from groundqa.cli import main
+from groundqa.cli.main import main
 
 
 def _ingest(home: Path, path: Path, *extra: str) -> tuple[int, dict]:

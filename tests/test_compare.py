@@ -16,21 +16,14 @@ from typing import Any
 
 import pytest
 
-from groundqa import cli, compare_cli
-from groundqa.compare import (
-    best_runs,
-    build_comparison,
-    diff_programs,
-    direction,
-    find_experiments,
-    load_program_source,
-    open_client,
-    plot_comparison,
-    select_runs,
-    sort_key,
-    table_text,
-)
+from groundqa.cli import compare as compare_cli
+from groundqa.cli import main as cli
+from groundqa.cli.common import add_common_arguments
 from groundqa.config import load_settings
+from groundqa.tracking.chart import plot_comparison
+from groundqa.tracking.comparison import best_runs, build_comparison, direction, sort_key, table_text
+from groundqa.tracking.program_diff import diff_programs, load_program_source
+from groundqa.tracking.runs import find_experiments, open_client, select_runs
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 SYNTH_INSTRUCTIONS = "Answer the question using only the numbered passages.\nCite like [1]."
@@ -145,12 +138,12 @@ def _runs(store: dict[str, Any], tokens: list[str] | None = None, last: int = 5)
 
 
 def _main(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
-    """``groundqa.cli.main`` with a parser that has the compare command (cli.py does not register it yet)."""
+    """``groundqa.cli.main.main`` with a parser that has only the compare command."""
 
     def build_parser() -> argparse.ArgumentParser:
         parser = argparse.ArgumentParser(prog="groundqa")
         sub = parser.add_subparsers(dest="command", required=True)
-        compare_cli.register(sub, cli._common)
+        compare_cli.register(sub, add_common_arguments)
         return parser
 
     monkeypatch.setattr(cli, "build_parser", build_parser)

@@ -170,7 +170,7 @@ def test_tracking_server_down_still_finishes(tmp_path, home, dataset, scripted, 
 
 
 def test_bad_input_is_named(tmp_path, home, dataset, scripted, capsys):
-    from groundqa.cli import main
+    from groundqa.cli.main import main
 
     assert main(["optimize", "--optimizer", "nope", "--home", str(home)]) == 2
     assert "unknown optimizer 'nope'" in capsys.readouterr().err

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import regex
 
-from groundqa.lm.constrained import COMPLETED, RegexConstraint, citation_pattern
+from groundqa.lm.citation_decoding import COMPLETED, RegexConstraint, citation_pattern
 
 
 class FakeLlama:

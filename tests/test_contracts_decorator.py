@@ -19,9 +19,9 @@ from groundqa.contracts import (
     ContractError,
     contract,
 )
-from groundqa.contracts import retry as retry_module
-from groundqa.contracts.perf import STAGES, PerfRecorder
-from groundqa.contracts.retry import RetrySchedule
+from groundqa.contracts.decorator import schedule as retry_module
+from groundqa.contracts.decorator.perf import STAGES, PerfRecorder
+from groundqa.contracts.decorator.schedule import RetrySchedule
 from groundqa.lm.scripted import ScriptedPrompt, scripted_lm
 
 

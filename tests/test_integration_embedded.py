@@ -10,7 +10,7 @@ from pathlib import Path
 import dspy
 import pytest
 
-from groundqa.cli import main
+from groundqa.cli.main import main
 from groundqa.config import load_settings
 from groundqa.programs.grounded_qa import GroundedQA, QAConfig
 from groundqa.programs.retriever import Retriever

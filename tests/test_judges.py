@@ -8,8 +8,7 @@ from pathlib import Path
 import dspy
 import pytest
 
-from groundqa.metrics.citations import format_passage
-from groundqa.metrics.judges import (
+from groundqa.judges import (
     EntailmentJudge,
     JudgeNotConfiguredError,
     LMJudge,
@@ -17,6 +16,7 @@ from groundqa.metrics.judges import (
     Verdict,
     get_judge,
 )
+from groundqa.metrics.citations import format_passage
 
 # `benchmarks/` is not an installed package: make it importable however pytest is started.
 _REPO = str(Path(__file__).resolve().parents[1])

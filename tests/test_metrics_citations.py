@@ -10,10 +10,11 @@ from collections.abc import Sequence
 
 import pytest
 
-from groundqa.metrics.citations import MAX_CITATIONS, citation_scores, format_passage, passage_texts
+from groundqa.judges import Verdict
+from groundqa.metrics.citations import citation_scores, format_passage, passage_texts
 from groundqa.metrics.faithfulness import answer_claims, faithfulness
-from groundqa.metrics.judges import Verdict
 from groundqa.signatures.types import Passage
+from groundqa.text import MAX_CITATIONS
 
 DOCS = ["doc one", "doc two", "doc three", "doc four"]
 SUPPORT: dict[str, list[set[str]]] = {

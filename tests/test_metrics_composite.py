@@ -7,8 +7,9 @@ import inspect
 import dspy
 import pytest
 
+from groundqa.datasets.examples import to_example
 from groundqa.datasets.loaders import Question
-from groundqa.metrics.coerce import to_example
+from groundqa.judges import get_judge
 from groundqa.metrics.composite import (
     PASS_THRESHOLD,
     GroundingScore,
@@ -16,7 +17,6 @@ from groundqa.metrics.composite import (
     make_grounding_metric,
     score_item,
 )
-from groundqa.metrics.judges import get_judge
 from groundqa.signatures.types import AbstainReason, GroundedResult, Passage
 
 PASSAGES = [

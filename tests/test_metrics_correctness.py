@@ -11,8 +11,9 @@ from groundqa.metrics.abstention import (
     is_false_premise,
     premise_detection_scores,
 )
-from groundqa.metrics.coerce import as_result, gold_of, looks_like_abstention
+from groundqa.metrics.coerce import as_result, gold_of
 from groundqa.metrics.correctness import correctness, exact_match, normalize_answer, str_em, token_f1
+from groundqa.refusals import looks_like_abstention
 from groundqa.signatures.types import AbstainReason, GroundedResult, Passage
 
 

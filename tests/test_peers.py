@@ -16,23 +16,15 @@ _REPO = str(Path(__file__).resolve().parents[1])
 if _REPO not in sys.path:
     sys.path.insert(0, _REPO)
 
-from benchmarks.peers import (  # noqa: E402
-    PROGRAMS,
-    Meter,
-    MeteredLM,
-    cache_result,
-    percentile,
-    quality_result,
-    run_cache,
-    run_quality,
-    union_length,
-)
+from benchmarks.cache import cache_result, run_cache  # noqa: E402
+from benchmarks.meters import Meter, MeteredLM, percentile, union_length  # noqa: E402
+from benchmarks.quality import PROGRAMS, quality_result, run_quality  # noqa: E402
 from groundqa.config import load_settings  # noqa: E402
 from groundqa.datasets.loaders import Question, load_corpus  # noqa: E402
-from groundqa.lm.extractive_teacher import extractive_reply  # noqa: E402
 from groundqa.lm.scripted import ScriptedLM, input_field  # noqa: E402
 from groundqa.metrics.coerce import as_result  # noqa: E402
 from groundqa.metrics.composite import score_item  # noqa: E402
+from groundqa.programs.extractive_teacher import extractive_reply  # noqa: E402
 from groundqa.programs.peers import PlainRAG, RefineRAG, citation_reward, number_passages  # noqa: E402
 from groundqa.programs.retriever import Retriever  # noqa: E402
 from groundqa.runtime.guarded_lm import GuardedLM  # noqa: E402
@@ -215,7 +207,7 @@ def test_cache_core_serves_the_warm_run_from_the_caches(store: CorpusStore, home
 
 
 def test_suites_are_registered() -> None:
-    from benchmarks import load_suites
+    from benchmarks.registry import load_suites
 
     suites = load_suites()
     assert {"quality", "quality-squad", "cache"} <= set(suites)

@@ -11,7 +11,7 @@ from typing import Any
 
 from groundqa.contracts.errors import ContractDefinitionError, ContractError
 from groundqa.contracts.records import Kind
-from groundqa.contracts.state import ContractHalt, current_run
+from groundqa.contracts.state import ContractHalt, current_contract_call
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ def Assert(condition: bool, message: str, *, target: Target = None, key: str | N
     """
     if _check_call("Assert", condition, message):
         return True
-    run = current_run()
+    run = current_contract_call()
     if run is None:
         where = _call_site(2)
         raise ContractError(f"Assert failed in {where} (not inside a contracted module): {message}", module=where)
@@ -49,7 +49,7 @@ def Suggest(condition: bool, message: str, *, target: Target = None, key: str | 
     """
     if _check_call("Suggest", condition, message):
         return True
-    run = current_run()
+    run = current_contract_call()
     if run is None:
         logger.warning("Suggest failed in %s (not inside a contracted module): %s", _call_site(2), message)
         return False

@@ -19,7 +19,7 @@ import dspy
 from dspy.adapters.types.base_type import Type as DspyType
 from dspy.dsp.utils.settings import settings
 
-from groundqa.contracts.state import Injection, RunState, current_run
+from groundqa.contracts.state import ContractCallState, Injection, current_contract_call
 
 PAST_DESC = "Your previous {name}, which broke the constraints listed in the feedback."
 FEEDBACK_DESC = (
@@ -106,7 +106,7 @@ def _prepare(
     lm: Any, lm_kwargs: dict[str, Any], signature: Any, inputs: dict[str, Any]
 ) -> tuple[Any, dict[str, Any], Any, dict[str, Any]]:
     """(calling predictor, LM kwargs, signature, inputs), with feedback injected when planned."""
-    run = current_run()
+    run = current_contract_call()
     caller = _calling_predictor()
     if run is None or caller is None:
         return caller, lm_kwargs, signature, inputs
@@ -119,7 +119,7 @@ def _prepare(
 
 
 def _note_failure(caller: Any) -> None:
-    run: RunState | None = current_run()
+    run: ContractCallState | None = current_contract_call()
     if run is not None and caller is not None:
         run.failed_caller = caller
 

@@ -16,7 +16,7 @@ from groundqa.contracts.errors import ContractConfigurationError, ContractDefini
 from groundqa.contracts.feedback import feedback_adapter
 from groundqa.contracts.options import ContractOptions
 from groundqa.contracts.records import AttemptRecord, ContractReport, ReportOutcome
-from groundqa.contracts.state import RUN_KEY, ContractHalt, RunState, current_run
+from groundqa.contracts.state import RUN_KEY, ContractCallState, ContractHalt, current_contract_call
 
 logger = logging.getLogger(__name__)
 
@@ -79,13 +79,13 @@ async def arun_contract(
     return result
 
 
-def _start(root: dspy.Module, name: str, options: ContractOptions) -> tuple[RunState, Any, Any]:
-    run = RunState(root=root, name=name, options=options, parent=current_run())
+def _start(root: dspy.Module, name: str, options: ContractOptions) -> tuple[ContractCallState, Any, Any]:
+    run = ContractCallState(root=root, name=name, options=options, parent=current_contract_call())
     return run, settings.trace, feedback_adapter(settings.adapter)
 
 
 @contextmanager
-def _attempt(run: RunState, adapter: Any) -> Iterator[AttemptRecord]:
+def _attempt(run: ContractCallState, adapter: Any) -> Iterator[AttemptRecord]:
     """One attempt under its own trace list, the feedback adapter and this run's state."""
     record = run.begin_attempt()
     start = time.perf_counter()
@@ -108,7 +108,7 @@ def _attempt(run: RunState, adapter: Any) -> Iterator[AttemptRecord]:
                          record.latency_ms, record.messages)
 
 
-def _absorb(run: RunState, record: AttemptRecord, exc: Exception) -> bool:
+def _absorb(run: ContractCallState, record: AttemptRecord, exc: Exception) -> bool:
     """Turn a retryable exception into a hard violation of the attempt; False to propagate."""
     if isinstance(exc, _NEVER_ABSORBED):
         return False
@@ -127,7 +127,7 @@ def _absorb(run: RunState, record: AttemptRecord, exc: Exception) -> bool:
 
 
 def _check_constraints(
-    run: RunState, args: tuple[Any, ...], kwargs: dict[str, Any], output: Any, root: dspy.Module
+    run: ContractCallState, args: tuple[Any, ...], kwargs: dict[str, Any], output: Any, root: dspy.Module
 ) -> None:
     """Evaluate the declarative constraints on the finished attempt."""
     constraints = run.options.constraints
@@ -169,11 +169,11 @@ def _call_inputs(root: dspy.Module, args: tuple[Any, ...], kwargs: dict[str, Any
     return arguments
 
 
-def _finished(run: RunState) -> bool:
+def _finished(run: ContractCallState) -> bool:
     return run.current.outcome == "passed" or run.options.policy == "noop"
 
 
-def _select(run: RunState) -> tuple[AttemptRecord | None, ReportOutcome | None]:
+def _select(run: ContractCallState) -> tuple[AttemptRecord | None, ReportOutcome | None]:
     """The attempt to return, if any: a clean one first, then what the policy allows."""
     completed = [a for a in run.attempts if a.has_output]
     clean = [a for a in completed if not a.hard]
@@ -193,7 +193,7 @@ def _select(run: RunState) -> tuple[AttemptRecord | None, ReportOutcome | None]:
     return None, None
 
 
-def _finish(run: RunState, outer_trace: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _finish(run: ContractCallState, outer_trace: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     options = run.options
     report = ContractReport(module=run.name, policy=options.policy, max_attempts=options.max_attempts,
                             attempts=run.attempts)
@@ -226,7 +226,7 @@ def _finish(run: RunState, outer_trace: Any, args: tuple[Any, ...], kwargs: dict
     raise ContractError(_failure_message(run), module=run.name, attempts=run.attempts, report=report)
 
 
-def _failure_message(run: RunState) -> str:
+def _failure_message(run: ContractCallState) -> str:
     hard = list(dict.fromkeys(v.message for a in run.attempts for v in a.violations if v.kind == "hard"))
     produced = any(a.has_output for a in run.attempts)
     why = "" if produced or run.options.policy not in ("return_best", "return_last") else (
@@ -236,7 +236,7 @@ def _failure_message(run: RunState) -> str:
     return f"{run.name}: hard constraints still violated after {len(run.attempts)} attempt(s){why}: {shown}"
 
 
-def _refrained_prediction(run: RunState) -> dspy.Prediction:
+def _refrained_prediction(run: ContractCallState) -> dspy.Prediction:
     """A Prediction whose fields (those seen in any attempt) are all None."""
     keys: list[str] = []
     for attempt in run.attempts:

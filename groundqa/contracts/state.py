@@ -22,7 +22,7 @@ from groundqa.contracts.records import ALL_PREDICTORS, AttemptRecord, ContractRe
 if TYPE_CHECKING:
     from groundqa.contracts.options import ContractOptions
 
-#: Key of the run state in ``dspy.settings`` overrides.
+#: Key of the contracted call's state in ``dspy.settings`` overrides.
 RUN_KEY = "_groundqa_contract_run"
 _ALL = ALL_PREDICTORS
 
@@ -33,7 +33,7 @@ class ContractHalt(BaseException):
     A ``BaseException`` so that a ``forward`` catching ``Exception`` cannot swallow it.
     """
 
-    def __init__(self, run: RunState, violation: Violation) -> None:
+    def __init__(self, run: ContractCallState, violation: Violation) -> None:
         super().__init__(violation.message)
         self.run = run
         self.violation = violation
@@ -82,15 +82,19 @@ def _holds(root: Any, name: str, predictor: Any) -> bool:
         return False
 
 
-def current_run() -> RunState | None:
-    """The run state of the innermost contracted call in this context, if any."""
+def current_contract_call() -> ContractCallState | None:
+    """The state of the innermost contracted call in this context, if any."""
     return settings.get(RUN_KEY)
 
 
-class RunState:
-    """Mutable state of one contracted call: its attempts, violations and planned feedback."""
+class ContractCallState:
+    """Mutable state of one contracted call: its attempts, violations and planned feedback.
 
-    def __init__(self, *, root: dspy.Module, name: str, options: ContractOptions, parent: RunState | None) -> None:
+    One per call of a contracted module, nested calls chained by ``parent``; a whole question's run
+    (budgets, usage, trace) is :class:`groundqa.runtime.run.RunState`.
+    """
+
+    def __init__(self, *, root: dspy.Module, name: str, options: ContractOptions, parent: ContractCallState | None) -> None:
         self.root = root
         self.name = name
         self.options = options
@@ -234,7 +238,7 @@ class RunState:
         """Feedback for ``predictor`` from this run and the enclosing contracted runs."""
         texts: list[str] = []
         past = None
-        run: RunState | None = self
+        run: ContractCallState | None = self
         while run is not None:
             for key in (id(predictor), _ALL):
                 text = run._feedback.get(key)

@@ -11,7 +11,7 @@ engine of ``dspy.LM``, so DSPy's cache, history, callbacks and usage tracking ap
 
 Cited answers: for a prompt that asks for an ``answer`` from numbered ``passages`` (groundqa's
 CitedAnswer), decoding is constrained (``cite_grammar=True``) to ``NOT IN SOURCES`` or one sentence
-ending with citations of listed passages. The default decoder is :class:`~groundqa.lm.constrained.RegexConstraint`
+ending with citations of listed passages. The default decoder is :class:`~groundqa.lm.citation_decoding.RegexConstraint`
 (likeliest tokens checked first, ~4× faster than llama.cpp's GBNF sampler on Gemma's 262k vocabulary);
 ``cite_decoder="gbnf"`` selects the GBNF grammar instead. A 270M base model cannot
 follow the citation format from instructions alone; the grammar guarantees the form, the contracts
@@ -38,9 +38,9 @@ from typing import Any
 import dspy
 from dspy.lm15 import Message, Response, TextPart, Usage
 
-from groundqa.lm.constrained import RegexConstraint, citation_pattern
+from groundqa.lm.citation_decoding import RegexConstraint, citation_pattern
 from groundqa.lm.errors import LMBackendError
-from groundqa.lm.streaming import TOKEN_SINK
+from groundqa.lm.token_sink import TOKEN_SINK
 
 MODEL_ID = "embedded/gemma-3-270m-q4_k_m"
 END_MARKER = "[[ ## completed ## ]]"

@@ -11,7 +11,6 @@ from groundqa.config import Settings
 from groundqa.lm.errors import LMBackendError
 
 EMBEDDED = "embedded"
-# "extractive" (a deterministic teacher for bootstrapping demos offline) is accepted as --teacher-lm.
 # Providers reached without an API key (local servers).
 _KEYLESS_PROVIDERS = {"ollama", "ollama_chat", "lm_studio", "llamafile", "vllm", "hosted_vllm", "openai_like"}
 
@@ -48,10 +47,6 @@ def build_lm(settings: Settings, **overrides: Any) -> dspy.LM:
     temperature = overrides.pop("temperature", settings.temperature)
     max_tokens = overrides.pop("max_tokens", settings.max_tokens)
     cache = overrides.pop("cache", settings.cache)
-    if model == "extractive":
-        from groundqa.lm.extractive_teacher import ExtractiveTeacherLM
-
-        return ExtractiveTeacherLM()
     if model == EMBEDDED:
         from groundqa.lm.embedded import EmbeddedLM
 

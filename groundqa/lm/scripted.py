@@ -30,7 +30,7 @@ from dspy.adapters.chat_adapter import ChatAdapter, FieldInfoWithName
 from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events
 from dspy.signatures.field import OutputField
 
-from groundqa.lm.streaming import TOKEN_SINK
+from groundqa.lm.token_sink import TOKEN_SINK
 
 Messages = list[dict[str, str]]
 Reply = str | Mapping[str, Any]

@@ -15,7 +15,7 @@ from typing import Any
 import dspy
 from dspy.utils.usage_tracker import UsageTracker
 
-from groundqa.lm.streaming import TOKEN_SINK
+from groundqa.lm.token_sink import TOKEN_SINK
 from groundqa.runtime.redact import redact_text
 from groundqa.runtime.retry import backoff_delay, exit_reason_for, is_transient
 from groundqa.runtime.run import RunStopped, current_run, current_stage

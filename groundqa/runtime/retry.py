@@ -13,6 +13,7 @@ from dspy.utils.exceptions import (
     LMTransportError,
 )
 
+from groundqa.backoff import backoff_wait
 from groundqa.signatures.types import ExitReason
 
 TRANSIENT = (LMRateLimitError, LMTimeoutError, LMServerError, LMTransportError, TimeoutError, ConnectionError)
@@ -30,8 +31,7 @@ def backoff_delay(attempt: int, base: float, cap: float, retry_after: float | No
                   rng: random.Random | None = None) -> float:
     """Delay before retry ``attempt`` (1-based): full jitter over ``min(cap, base * 2**(attempt-1))``.
     A provider's ``retry_after`` hint is respected (up to ``cap``)."""
-    ceiling = min(cap, base * (2 ** (attempt - 1)))
-    delay = (rng or random).uniform(0, ceiling)
+    delay = backoff_wait(attempt - 1, base=base, factor=2, cap=cap, full_jitter=True, rng=rng)
     if retry_after:
         delay = max(delay, min(cap, float(retry_after)))
     return delay

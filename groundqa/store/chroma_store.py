@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from groundqa.datasets.loaders import Document, LoadError
+from groundqa.errors import GroundQAError
 from groundqa.signatures.types import Passage
 from groundqa.store.chunking import Chunk, chunk_text
 from groundqa.store.embeddings import Embedder, get_embedder
@@ -25,7 +26,7 @@ _MODEL_KEY = "groundqa_embedding_model"
 _UPSERT_BATCH = 256
 
 
-class StoreError(RuntimeError):
+class StoreError(GroundQAError, RuntimeError):
     """The vector store cannot be opened or queried; the message says why."""
 
 

@@ -1,4 +1,5 @@
-"""Retry schedule of ``@contract`` remedies: tries, delay, backoff, jitter, max_delay."""
+"""Retry schedule of ``@contract`` remedies: tries, delay, backoff, jitter, max_delay (the wait's
+arithmetic is ``groundqa.backoff.backoff_wait``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import random
 import time
 from dataclasses import dataclass
 
+from groundqa.backoff import backoff_wait
 from groundqa.contracts.errors import ContractDefinitionError
 
 #: The sleep used between attempts (a module attribute so tests can replace it).
@@ -50,11 +52,10 @@ class RetrySchedule:
         if attempt < 2:
             return 0.0
         low, high = self._jitter_range()
-        jitter = (rng or random.Random()).uniform(low, high) if high > 0 else 0.0
-        wait = self.delay * self.backoff ** (attempt - 2) + jitter
-        if self.max_delay >= 0:
-            wait = min(wait, self.max_delay)
-        return max(0.0, wait)
+        if high > 0 and rng is None:
+            rng = random.Random()
+        return backoff_wait(attempt - 2, base=self.delay, factor=self.backoff,
+                            cap=self.max_delay if self.max_delay >= 0 else None, jitter=(low, high), rng=rng)
 
     def pause(self, attempt: int, rng: random.Random | None) -> None:
         """Sleep before attempt ``attempt`` (no call at all when the wait is 0)."""

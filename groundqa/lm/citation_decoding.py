@@ -1,4 +1,6 @@
-"""Regex-constrained decoding for llama.cpp that checks the likeliest tokens first.
+"""Citation-constrained decoding: the embedded LM's answer is held to the cited-answer language
+(:func:`citation_pattern`) by a regex constraint for llama.cpp that checks the likeliest tokens first.
+(Not :mod:`groundqa.contracts.constrained`, which retries a module until its output meets constraints.)
 
 llama.cpp's GBNF sampler checks *every* token of the vocabulary against the grammar at every step;
 with Gemma 3's 262,144-token vocabulary that costs ~50 ms per generated token on two cores, 4× the

@@ -13,13 +13,13 @@ import dspy
 from dspy.dsp.utils.settings import settings
 
 from groundqa.contracts.constraints import Assert
-from groundqa.contracts.contract_spec import ContractSpec
+from groundqa.contracts.decorator.native_types import coerce, type_name
+from groundqa.contracts.decorator.perf import timed
+from groundqa.contracts.decorator.spec import ContractSpec
 from groundqa.contracts.errors import ContractConfigurationError, ContractDefinitionError, ContractError
-from groundqa.contracts.native_types import coerce, type_name
-from groundqa.contracts.perf import timed
 from groundqa.contracts.records import AttemptRecord, Violation
 from groundqa.contracts.runner import run_contract
-from groundqa.contracts.state import current_run
+from groundqa.contracts.state import current_contract_call
 
 logger = logging.getLogger(__name__)
 
@@ -219,7 +219,7 @@ def _generate_output(self: Any, spec: ContractSpec, value: Any, rng: random.Rand
     generator = self.contract_generator
 
     def attempt() -> Any:
-        run = current_run()
+        run = current_contract_call()
         kwargs: dict[str, Any] = {spec.input_name: value}
         if spec.remedy_lm is not None and run is not None and run.attempt_number > 1:
             kwargs["lm"] = spec.remedy_lm

@@ -29,11 +29,11 @@ from typing import Any
 
 import dspy
 
-from groundqa.contracts.contract_call import run_call, state_of
-from groundqa.contracts.contract_spec import inspect_class, prompt_of
+from groundqa.contracts.decorator.call import run_call, state_of
+from groundqa.contracts.decorator.perf import PerfRecorder
+from groundqa.contracts.decorator.schedule import RetrySchedule
+from groundqa.contracts.decorator.spec import inspect_class, prompt_of
 from groundqa.contracts.errors import ContractDefinitionError
-from groundqa.contracts.perf import PerfRecorder
-from groundqa.contracts.retry import RetrySchedule
 
 
 def contract(

@@ -10,9 +10,9 @@ from typing import Any
 
 import dspy
 
+from groundqa.contracts.decorator.schedule import RetrySchedule
 from groundqa.contracts.errors import ContractDefinitionError
 from groundqa.contracts.options import ContractOptions
-from groundqa.contracts.retry import RetrySchedule
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from groundqa.cli.common import settings_from
+from groundqa.tracking.chart import plot_comparison
+from groundqa.tracking.comparison import build_comparison, render_table
+from groundqa.tracking.program_diff import (
+    ProgramSource,
+    baseline_source,
+    diff_programs,
+    diff_to_dict,
+    format_diff,
+    load_program_source,
+)
+from groundqa.tracking.runs import find_experiments, open_client, select_runs
 
 EPILOG = """examples:
   groundqa compare                          the 5 newest runs of every groundqa-* experiment
@@ -18,7 +32,7 @@ EPILOG = """examples:
 """
 
 
-def register(sub: Any, common: Any) -> None:
+def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
     p = sub.add_parser("compare", help="compare logged runs (table + chart) or diff two compiled programs",
                        description="Compare MLflow runs of groundqa compiles/evaluations, or diff the "
                                    "instructions and demos of two compiled programs.",
@@ -47,16 +61,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return _cmd_diff(args)
     from rich.console import Console
 
-    from groundqa.cli import settings_from
-    from groundqa.compare import (
-        build_comparison,
-        find_experiments,
-        open_client,
-        plot_comparison,
-        render_table,
-        select_runs,
-    )
-
     settings = settings_from(args)
     client = open_client(settings)
     experiments = find_experiments(client, args.experiment)
@@ -79,33 +83,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _baseline_source(settings: Any) -> Any:
-    """The uncompiled GroundedQA for ``settings.lm`` (no demos), as a program source."""
-    import tempfile
-
-    from groundqa.compare import ProgramSource
-    from groundqa.programs.grounded_qa import GroundedQA, QAConfig
-    from groundqa.programs.persistence import save_program
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = save_program(GroundedQA(None, QAConfig.for_lm(settings.lm)), tmp)  # type: ignore[arg-type]
-        return ProgramSource(label=f"baseline (uncompiled GroundedQA for lm {settings.lm})",
-                             state=json.loads(path.read_text(encoding="utf-8")))
-
-
 def _cmd_diff(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.text import Text
-
-    from groundqa.cli import settings_from
-    from groundqa.compare import (
-        diff_programs,
-        diff_to_dict,
-        find_experiments,
-        format_diff,
-        load_program_source,
-        open_client,
-    )
 
     settings = settings_from(args)
     cache: dict[str, Any] = {}
@@ -116,10 +96,10 @@ def _cmd_diff(args: argparse.Namespace) -> int:
             cache["experiments"] = find_experiments(cache["client"], args.experiment)
         return cache["client"], cache["experiments"]
 
-    sources = []
+    sources: list[ProgramSource] = []
     for ref in args.diff:
         if ref == "baseline" and not Path(ref).exists():
-            sources.append(_baseline_source(settings))
+            sources.append(baseline_source(settings.lm))
         else:
             sources.append(load_program_source(ref, client_factory))
     a, b = sources

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from groundqa.compile import OPTIMIZERS, CompileOptions
+from groundqa.cli.common import CLIError, progress_bar, settings_from
+from groundqa.compile import OPTIMIZERS, CompileOptions, CompileOutcome, compile_program
+from groundqa.tracking.chart import plot_comparison
+from groundqa.tracking.comparison import build_comparison
+from groundqa.tracking.runs import find_experiments, open_client, select_runs
 
 
 def _compile_args(p: argparse.ArgumentParser, defaults: dict[str, Any]) -> None:
@@ -33,9 +38,21 @@ def _compile_args(p: argparse.ArgumentParser, defaults: dict[str, Any]) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
-def options_from(args: argparse.Namespace) -> CompileOptions:
-    from groundqa.cli import CLIError
+def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+    p = sub.add_parser("optimize", help="compile GroundedQA with a DSPy optimizer (same as python optimize.py)")
+    _compile_args(p, {})
+    common(p)
+    p.set_defaults(func=cmd_optimize)
 
+    p = sub.add_parser("demo", help="the main job: evaluate, compile and compare on the bundled dataset")
+    _compile_args(p, {"optimizer": "bootstrap", "budget": 3, "max_train": 24, "max_dev": 40})
+    p.add_argument("--chart", default="artifacts/demo-comparison.png", help="where to write the comparison chart")
+    p.add_argument("--no-chart", action="store_true")
+    common(p)
+    p.set_defaults(func=cmd_demo)
+
+
+def options_from(args: argparse.Namespace) -> CompileOptions:
     if args.optimizer not in OPTIMIZERS:
         raise CLIError(f"unknown optimizer {args.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
     return CompileOptions(
@@ -46,7 +63,7 @@ def options_from(args: argparse.Namespace) -> CompileOptions:
     )
 
 
-def print_outcome(outcome: Any) -> None:
+def print_outcome(outcome: CompileOutcome) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -67,34 +84,24 @@ def print_outcome(outcome: Any) -> None:
     print(f"results: {where}; took {outcome.seconds / 60:.1f} min")
 
 
-def cmd_optimize(args: argparse.Namespace) -> int:
-    from groundqa.cli import settings_from
-    from groundqa.compile import compile_program
+def _compile(args: argparse.Namespace, settings: Any) -> CompileOutcome:
+    return compile_program(settings, options_from(args), out=lambda s: print(s, file=sys.stderr),
+                           ingest_progress=progress_bar("embedding chunks", args.quiet))
 
-    outcome = compile_program(settings_from(args), options_from(args), out=lambda s: print(s, file=sys.stderr))
-    print_outcome(outcome)
+
+def cmd_optimize(args: argparse.Namespace) -> int:
+    print_outcome(_compile(args, settings_from(args)))
     return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job: bundled corpus -> baseline eval -> compile -> compiled eval -> MLflow -> comparison."""
-    from groundqa.cli import settings_from
-    from groundqa.compile import compile_program
-
     settings = settings_from(args)
     print(f"groundqa demo: LM {settings.lm}, home {settings.home}", file=sys.stderr)
-    outcome = compile_program(settings, options_from(args), out=lambda s: print(s, file=sys.stderr))
+    outcome = _compile(args, settings)
     print_outcome(outcome)
     if outcome.run_id and not args.no_chart:
         from rich.console import Console
-
-        from groundqa.compare import (
-            build_comparison,
-            find_experiments,
-            open_client,
-            plot_comparison,
-            select_runs,
-        )
 
         client = open_client(settings)
         runs = select_runs(client, find_experiments(client), [outcome.run_id])
@@ -103,17 +110,3 @@ def cmd_demo(args: argparse.Namespace) -> int:
         Console().print(f"chart: {png}  (compare runs later with `groundqa compare`)")
     print(f"\nnext: groundqa ask \"Who designed the harbor lights of Port Vessany?\" --program {outcome.program_path}")
     return 0
-
-
-def register(sub: Any, common: Any) -> None:
-    p = sub.add_parser("optimize", help="compile GroundedQA with a DSPy optimizer (same as python optimize.py)")
-    _compile_args(p, {})
-    common(p)
-    p.set_defaults(func=cmd_optimize)
-
-    p = sub.add_parser("demo", help="the main job: evaluate, compile and compare on the bundled dataset")
-    _compile_args(p, {"optimizer": "bootstrap", "budget": 3, "max_train": 24, "max_dev": 40})
-    p.add_argument("--chart", default="artifacts/demo-comparison.png", help="where to write the comparison chart")
-    p.add_argument("--no-chart", action="store_true")
-    common(p)
-    p.set_defaults(func=cmd_demo)

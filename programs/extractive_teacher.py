@@ -5,6 +5,10 @@ each cited ``[n]`` (the same scoring as the extractive fallback), in DSPy's chat
 ``--teacher-lm extractive``: BootstrapFewShot keeps the teacher's answers that pass the grounding
 metric as demos, which shows a small student LM what a cited answer looks like. It answers nothing
 else (other signatures get an empty reply, which the program treats as an LM failure).
+
+It lives with the programs, not in the LM layer, because it *is* the extractive program behind an LM
+interface; :func:`build_teacher_lm` resolves the ``--teacher-lm`` name, so the LM factory never has to
+know a program.
 """
 
 from __future__ import annotations
@@ -12,7 +16,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import dspy
+
+from groundqa.config import Settings
+from groundqa.lm import factory
 from groundqa.lm.scripted import Messages, ScriptedLM, input_field
+from groundqa.signatures.qa import NOT_IN_SOURCES
+from groundqa.signatures.types import Passage
+
+from .context import NumberedContext
+from .extractive import extractive_answer
+
+EXTRACTIVE = "extractive"
+"""The ``--teacher-lm`` name of this teacher."""
 
 MODEL = "extractive/teacher"
 _PASSAGE = re.compile(r"^\[(\d+)\](?: ([^\n]*))?\n(.*?)(?=\n\n\[\d+\]|\Z)", re.S | re.M)
@@ -24,11 +40,8 @@ def parse_passages(block: str) -> list[tuple[int, str, str]]:
 
 
 def extractive_reply(messages: Messages, max_sentences: int = 1) -> dict[str, Any] | str:
-    from groundqa.programs.context import NumberedContext
-    from groundqa.programs.extractive import extractive_answer
-    from groundqa.signatures.qa import NOT_IN_SOURCES
-    from groundqa.signatures.types import Passage
-
+    """The teacher's reply to a cited-answer prompt: the best passage sentence(s), cited, or
+    ``NOT IN SOURCES``; an empty reply to any other prompt."""
     question = input_field(messages, "question")
     block = input_field(messages, "passages")
     if not question or not block:
@@ -46,3 +59,11 @@ class ExtractiveTeacherLM(ScriptedLM):
     def __init__(self, max_sentences: int = 1, **kwargs: Any) -> None:
         super().__init__(lambda messages: extractive_reply(messages, max_sentences), **kwargs)
         self.model = MODEL
+
+
+def build_teacher_lm(settings: Settings, name: str) -> dspy.LM:
+    """The LM named by ``--teacher-lm``: ``"extractive"`` is this module's teacher; any other name is
+    built by the LM factory (:func:`groundqa.lm.factory.build_lm`)."""
+    if name == EXTRACTIVE:
+        return ExtractiveTeacherLM()
+    return factory.build_lm(settings, lm=name)

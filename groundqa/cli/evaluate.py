@@ -5,11 +5,29 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from groundqa.app import build_program, configure_lm
+from groundqa.cli.common import CLIError, print_skipped, progress_bar, settings_from
+from groundqa.datasets.bundled import load_bundled
+from groundqa.datasets.loaders import Document, Question, load_corpus, load_questions_jsonl
+from groundqa.datasets.squad import load_squad2
+from groundqa.evaluation import evaluate
+from groundqa.experiment_data import (
+    DatasetSpec,
+    ExperimentData,
+    parse_dataset_spec,
+    require_squad_file,
+    stratified_sample,
+)
+from groundqa.ingest import ingest_documents
+from groundqa.tracking.evaluation_run import log_evaluation_run
+from groundqa.tracking.setup import configure_tracking
 
-def register(sub: Any, common: Any) -> None:
+
+def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
     p = sub.add_parser("evaluate", help="evaluate a program on a question set (every metric, per type)")
     source = p.add_mutually_exclusive_group()
     source.add_argument("--dataset", default=None, help="'bundled' (default) or 'squad'")
@@ -31,47 +49,38 @@ def register(sub: Any, common: Any) -> None:
     p.set_defaults(func=cmd_evaluate)
 
 
-def load_questions(args: argparse.Namespace) -> tuple[str, list[Any], list[Any]]:
-    """(dataset name, corpus documents, questions) for the chosen source."""
-    from groundqa.cli import CLIError
-    from groundqa.datasets.loaders import load_corpus, load_questions_jsonl
-
+def dataset_spec(args: argparse.Namespace) -> DatasetSpec:
+    """``--questions`` / ``--squad`` / ``--dataset`` (default bundled) as a DatasetSpec."""
     if args.questions:
+        return DatasetSpec("jsonl", args.questions)
+    if args.squad:
+        return DatasetSpec("squad", args.squad)
+    return parse_dataset_spec(args.dataset or "bundled")
+
+
+def load_questions(args: argparse.Namespace) -> tuple[str, list[Document], list[Question]]:
+    """(dataset name, corpus documents, questions) for the chosen source; skipped items are reported."""
+    spec = dataset_spec(args)
+    if spec.kind == "jsonl":
         if not args.corpus:
             raise CLIError("--questions needs --corpus")
-        loaded = load_questions_jsonl(args.questions)
-        for error in loaded.errors:
-            print(f"groundqa: skipped {error}", file=sys.stderr)
+        loaded = load_questions_jsonl(spec.path)
+        print_skipped(loaded.errors)
         corpus = load_corpus(args.corpus)
-        for error in corpus.errors:
-            print(f"groundqa: skipped {error}", file=sys.stderr)
+        print_skipped(corpus.errors)
         if not loaded.items or not corpus.items:
             raise CLIError("no questions or no documents to evaluate")
-        return args.questions.stem, corpus.items, loaded.items
-    if args.squad or args.dataset == "squad":
-        from groundqa.datasets.squad import default_squad2_path, load_squad2
-
-        path = args.squad or default_squad2_path()
-        if not Path(path).exists():
-            raise CLIError(f"SQuAD 2.0 file not found: {path}")
-        docs, questions, errors = load_squad2(path, sample=args.sample, seed=args.seed)
-        for error in errors[:20]:
-            print(f"groundqa: skipped {error}", file=sys.stderr)
-        return "squad2", docs, questions
-    from groundqa.datasets.bundled import load_bundled
-
+        return spec.name, corpus.items, loaded.items
+    if spec.kind == "squad":
+        docs, questions, errors = load_squad2(require_squad_file(spec), sample=args.sample, seed=args.seed)
+        print_skipped(errors[:20])
+        return spec.name, docs, questions
     docs, questions = load_bundled(None if args.split == "all" else args.split)
-    return "bundled", docs, questions
+    return spec.name, docs, questions
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from rich.console import Console
-
-    from groundqa.app import build_program, configure_lm
-    from groundqa.cli import ingest_documents, settings_from
-    from groundqa.evaluation import evaluate
-    from groundqa.experiment_data import ExperimentData, stratified_sample
-    from groundqa.tracking.setup import configure_tracking, experiment_name
 
     name, docs, questions = load_questions(args)
     questions = stratified_sample(questions, args.max_questions, args.seed)
@@ -80,7 +89,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if not args.collection:
         settings = settings.model_copy(update={"collection": data.collection})
     configure_lm(settings)
-    report = ingest_documents(settings, docs, quiet=args.quiet)
+    report = ingest_documents(settings, docs, progress=progress_bar("embedding chunks", args.quiet))
     console = Console(stderr=True)
     console.print(f"{name}: {len(docs)} documents ({report.chunks_total} chunks in '{settings.collection}'), "
                   f"{len(questions)} questions; program {args.program}; LM {settings.lm}")
@@ -96,10 +105,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(f"report written to {args.json}")
     tracking = configure_tracking(settings, not args.no_mlflow)
     if tracking.enabled:
-        import mlflow
-
-        mlflow.set_experiment(experiment_name(name))
-        run_id = result.log_to_mlflow(
+        run_id = log_evaluation_run(
+            result, dataset=name,
             run_name=args.run_name or f"evaluate-{args.program if args.program == 'baseline' else 'compiled'}",
             params={"lm": settings.lm, "program": str(args.program), "dataset": name,
                     "verify_premises": not args.no_premises, "split": args.split},

@@ -1,0 +1,219 @@
+"""Set-up shared by the peers suites (:mod:`benchmarks.quality`, :mod:`benchmarks.cache`).
+
+Both suites read the same options, load the same questions, ingest them into a throw-away Chroma
+store, load every model before the clock starts and empty the in-process memo caches between runs;
+doing it in one place keeps their figures comparable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.report import cpu_load
+from groundqa.datasets.loaders import Document, Question
+from groundqa.experiment_data import DatasetError, DatasetSpec, parse_dataset_spec, stratified_sample
+from groundqa.store.chroma_store import CorpusStore
+
+QUICK_QUESTIONS = 9  # one per question type
+SQUAD_FULL, SQUAD_QUICK = 30, 6
+COMPILE_MAX, COMPILE_BUDGET = 16, 3
+SUITE_DATA_SPECS = "'bundled' or 'squad[:PATH]'"
+
+# DSPy's adapters hand an LM wrapper (MeteredLM, GuardedLM) OpenAI-style messages; forwarding them is
+# not the caller's doing.
+warnings.filterwarnings("ignore", message="Passing OpenAI-style message dictionaries", category=DeprecationWarning)
+
+
+# -- output --------------------------------------------------------------------------------------
+def say(message: str) -> None:
+    """A progress line on stderr (stdout carries the tables)."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def quiet_logs() -> None:
+    """Silence DSPy's per-call warnings (truncated replies, adapter fallbacks, Refine retries) so the
+    progress output stays readable; failures are counted by the suites themselves."""
+    for name in ("dspy.clients.lm", "dspy.adapters.json_adapter", "dspy.predict.predict", "dspy.predict.refine",
+                 "dspy.evaluate.evaluate"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def load_average_text() -> str:
+    """The 1/5/15-minute load averages as ``a/b/c`` for a note (other work inflates latency)."""
+    load = cpu_load()
+    return "/".join(f"{x:.2f}" for x in load) if load else "?"
+
+
+@contextlib.contextmanager
+def scratch_dir(prefix: str) -> Iterator[Path]:
+    """A temporary folder for a suite's store and caches, deleted when the suite ends."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        yield Path(tmp)
+
+
+# -- options and data ----------------------------------------------------------------------------
+def suite_option(args: argparse.Namespace, name: str, env: str, default: Any) -> Any:
+    """An option from ``args`` (:mod:`benchmarks.peers`' flags), else the environment, else ``default``.
+
+    The registry runner has no suite-specific flags, so there the environment is the only way in.
+    """
+    value = getattr(args, name, None)
+    if value is None:
+        value = os.environ.get(env) or None
+    return default if value is None else value
+
+
+def parse_suite_data(data: str) -> DatasetSpec:
+    """``--data`` through the project's dataset-spec parser, narrowed to what these suites load:
+    ``bundled`` or ``squad[:PATH]`` (a questions JSONL needs a corpus, which the suites take no option for)."""
+    try:
+        dataset = parse_dataset_spec(data)
+    except DatasetError as exc:
+        raise DatasetError(f"unknown --data {data!r}: use {SUITE_DATA_SPECS}") from exc
+    if dataset.kind == "jsonl":
+        raise DatasetError(f"unknown --data {data!r}: use {SUITE_DATA_SPECS}")
+    return dataset
+
+
+def load_questions(data: str | DatasetSpec, quick: bool, seed: int, max_questions: int | None = None
+                   ) -> tuple[list[Document], list[Question], list[Question], str | None]:
+    """``(corpus, eval questions, train questions, skip reason)`` for ``bundled`` or ``squad[:PATH]``.
+
+    Bundled: a stratified sample of the test split (:data:`QUICK_QUESTIONS` when quick, else all of it)
+    and the whole train split. SQuAD: a sample of the file, ``2 × COMPILE_MAX`` questions of it for
+    training and the rest for evaluation; a missing file is a skip reason, not an error.
+    """
+    dataset = data if isinstance(data, DatasetSpec) else parse_suite_data(data)
+    if dataset.kind == "bundled":
+        from groundqa.datasets.bundled import load_bundled
+
+        docs, test = load_bundled("test")
+        _, train = load_bundled("train")
+        limit = QUICK_QUESTIONS if quick else None
+        if max_questions:
+            limit = min(limit or max_questions, max_questions)
+        return docs, stratified_sample(test, limit, seed), train, None
+    if dataset.kind == "squad" and dataset.path is not None:
+        import random
+
+        from groundqa.datasets.squad import load_squad2
+
+        path = dataset.path
+        if not path.exists():
+            return [], [], [], f"SQuAD 2.0 file not found at {path}; suite skipped"
+        n_eval = SQUAD_QUICK if quick else SQUAD_FULL
+        if max_questions:
+            n_eval = min(n_eval, max_questions)
+        docs, questions, _errors = load_squad2(path, sample=n_eval + 2 * COMPILE_MAX, seed=seed)
+        shuffled = list(questions)
+        random.Random(seed).shuffle(shuffled)
+        train, rest = shuffled[: 2 * COMPILE_MAX], shuffled[2 * COMPILE_MAX:]
+        order = {q.id: i for i, q in enumerate(questions)}
+        return docs, sorted(rest, key=lambda q: order[q.id]), train, None
+    raise DatasetError(f"unknown --data {data!r}: use {SUITE_DATA_SPECS}")
+
+
+@dataclass
+class SuiteData:
+    """The options every peers suite reads (``--quick``, ``--seed``, ``--data``) and the questions they give."""
+
+    quick: bool
+    seed: int
+    data: str  # as given, for the result's config
+    dataset: DatasetSpec
+    docs: list[Document]
+    questions: list[Question]
+    train: list[Question]
+    skip: str | None  # why the suite cannot run (no SQuAD file), else None
+
+    @property
+    def description(self) -> str:
+        """What the questions are, for a note: ``bundled test`` or ``SQuAD 2.0``."""
+        return "bundled test" if self.dataset.kind == "bundled" else "SQuAD 2.0"
+
+    def collection(self, prefix: str) -> str:
+        """A Chroma collection name of the suite's own for this data (``peers-bundled``, ``cache-squad``)."""
+        return f"{prefix}-{self.dataset.kind}"
+
+
+def suite_data(args: argparse.Namespace) -> SuiteData:
+    """Read the common options from ``args`` (or ``GROUNDQA_BENCH_DATA``) and load the questions."""
+    quick = bool(getattr(args, "quick", False))
+    seed = int(getattr(args, "seed", 13))
+    data = str(suite_option(args, "data", "GROUNDQA_BENCH_DATA", "bundled"))
+    dataset = parse_suite_data(data)
+    docs, questions, train, skip = load_questions(dataset, quick, seed, getattr(args, "max_questions", None))
+    return SuiteData(quick, seed, data, dataset, docs, questions, train, skip)
+
+
+def skipped_result(title: str, config: dict[str, Any], reason: str) -> dict[str, Any]:
+    """The result of a suite that could not run (``reason`` becomes its only note)."""
+    return {"title": f"{title}: skipped", "config": config, "results": {}, "tables": [], "notes": [reason]}
+
+
+# -- store, models and caches --------------------------------------------------------------------
+def build_store(directory: Path, docs: Sequence[Document], settings: Any, name: str) -> CorpusStore:
+    """A Chroma collection of its own under ``directory`` holding ``docs``."""
+    store = CorpusStore(directory, collection=name)
+    report = store.ingest(list(docs), settings.chunk_size, settings.chunk_overlap)
+    say(f"ingested {report.documents} documents -> {report.chunks_total} chunks in {report.seconds:.1f} s")
+    return store
+
+
+def warm_up(inner_lm: Any, store: CorpusStore) -> float:
+    """Load the LM, the embedding model and the offline judge before anything is timed; returns seconds."""
+    from groundqa.judges import get_judge
+
+    started = time.perf_counter()
+    with contextlib.suppress(Exception):
+        inner_lm(messages=[{"role": "user", "content": "Warm-up."}], max_tokens=4)
+    store.query("warm-up", 1)
+    get_judge("offline").judge("The harbor has lights.", ["The harbor has twelve lights."])
+    return time.perf_counter() - started
+
+
+def drop_process_caches() -> None:
+    """Empty the in-process memo caches (MiniLM embeddings, offline-judge vectors and verdicts, parsed
+    premises, lexical features) so every program starts cold; the models themselves stay loaded. Without
+    this, a program evaluated later would reuse embeddings computed for an earlier one (and for its scoring)."""
+    from groundqa.judges import clear_caches
+    from groundqa.store import embeddings
+
+    embeddings.get_embedder().clear_memory()
+    clear_caches()
+
+
+def compile_quick(student: Any, train: Sequence[Question], settings: Any, seed: int,
+                  max_questions: int = COMPILE_MAX, budget: int = COMPILE_BUDGET) -> tuple[Any, dict[str, Any]]:
+    """BootstrapFewShot with the extractive teacher on at most ``max_questions`` answerable train questions.
+
+    Quick enough to run inside a benchmark, so the compiled program can be measured without a
+    separate ``groundqa compile`` run.
+    """
+    from groundqa.compile import CompileOptions, demo_counts, make_optimizer, optimizer_trainset
+    from groundqa.datasets.examples import to_example
+    from groundqa.metrics.composite import make_grounding_metric
+
+    options = CompileOptions(optimizer="bootstrap", teacher_lm="extractive", budget=budget, seed=seed,
+                             mlflow=False, progress=False)
+    answerable = [q for q in train if not q.should_abstain]
+    chosen = stratified_sample(answerable, max_questions, seed)
+    trainset = optimizer_trainset(options, [to_example(q) for q in chosen])
+    metric = make_grounding_metric("offline", pass_threshold=options.metric_threshold)
+    optimizer = make_optimizer(options, metric, settings)
+    started = time.perf_counter()
+    compiled = optimizer.compile(student, trainset=trainset)
+    info = {"how": "BootstrapFewShot, teacher 'extractive'", "train_questions": len(trainset), "budget": budget,
+            "demos": demo_counts(compiled), "seconds": round(time.perf_counter() - started, 2)}
+    return compiled, info

@@ -1,0 +1,106 @@
+"""``groundqa ask QUESTION``: answer from the corpus with citations (plain, JSON or streamed events)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from groundqa.app import build_program, configure_lm
+from groundqa.cli.common import EXIT_USAGE, print_error, settings_from
+from groundqa.ingest import ensure_corpus
+from groundqa.programs.grounded_qa import check_question
+from groundqa.runtime.streaming import stream
+from groundqa.runtime.trace import Trace
+from groundqa.signatures.types import GroundedResult
+
+
+def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+    p = sub.add_parser("ask", help="answer a question from the corpus, with citations")
+    p.add_argument("question")
+    p.add_argument("--json", action="store_true", help="print the result object as JSON")
+    p.add_argument("--stream", action="store_true", help="show events live (with --json: one JSON object a line)")
+    p.add_argument("--format", choices=["auto", "prose", "bullets", "table", "steps"], default=None)
+    p.add_argument("--no-premises", action="store_true", help="skip premise verification")
+    p.add_argument("--program", type=Path, help="a compiled program (program.json or its folder)")
+    p.add_argument("--save-trace", type=Path, help="write the run's trace (.json or .yaml)")
+    p.add_argument("--replay", type=Path, help="serve LM answers from a recorded trace (offline, deterministic)")
+    common(p)
+    p.set_defaults(func=cmd_ask)
+
+
+def _announce_demo_corpus() -> None:
+    print("groundqa: the collection is empty; ingesting the bundled demo corpus "
+          "(use `groundqa ingest PATH` for your own)", file=sys.stderr)
+
+
+def print_result(result: GroundedResult) -> None:
+    if result.abstained:
+        reason = result.abstain_reason.value if result.abstain_reason else "abstained"
+        print(f"[abstained: {reason}] {result.abstain_message}")
+    else:
+        print(result.answer)
+        label = " (extractive)" if result.mode == "extractive" else ""
+        print(f"\nSources{label}:")
+        for c in result.citations:
+            print(f"  [{c.index}] {c.title or c.doc_id} ({c.doc_id}, score {c.score:.2f})")
+    if result.exit_reason.value != "COMPLETED":
+        print(f"exit: {result.exit_reason.value}")
+    u = result.usage
+    print(f"-- confidence {result.confidence:.2f} | {u.lm_calls} LM call(s), {u.prompt_tokens}+{u.completion_tokens} "
+          f"tokens, {u.retrieval_calls} retrieval(s), {u.latency_ms / 1000:.1f}s", file=sys.stderr)
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    problem = check_question(args.question, 100_000)
+    if problem is not None and problem[0].value == "EMPTY_INPUT":
+        print_error(f"{problem[1]}: ask a question, e.g. groundqa ask \"Who designed the harbor lights?\"")
+        return EXIT_USAGE
+    settings = settings_from(args)
+    replay = Trace.load(args.replay) if args.replay else None
+    configure_lm(settings, replay=replay)
+    if replay is None:
+        ensure_corpus(settings, before_ingesting=_announce_demo_corpus)
+    overrides: dict[str, Any] = {}
+    if args.no_premises:
+        overrides["verify_premises"] = False
+    program = build_program(settings, program_path=args.program, **overrides)
+    trace = Trace(question=args.question)
+    kwargs = {"format": args.format, "use_cache": settings.cache and replay is None, "trace": trace}
+    if args.stream:
+        result = None
+        for event in stream(program, args.question, **kwargs):
+            if args.json:
+                print(event.model_dump_json(), flush=True)
+            elif event.type == "token":
+                print(event.model_extra.get("text", ""), end="", flush=True, file=sys.stderr)
+            elif event.type != "final":
+                print(f"· {describe_event(event)}", file=sys.stderr, flush=True)
+            result = event.result or result
+        if not args.json and result is not None:
+            print(file=sys.stderr)
+            print_result(result)
+    else:
+        result = program.run(args.question, **kwargs)
+        print(result.model_dump_json(indent=2)) if args.json else print_result(result)
+    if args.save_trace:
+        trace.save(args.save_trace)
+        print(f"groundqa: trace written to {args.save_trace}", file=sys.stderr)
+    return 0
+
+
+def describe_event(event: Any) -> str:
+    """One line for a streamed event (``--stream`` without ``--json``)."""
+    data = event.model_extra or {}
+    if event.type == "retrieval_start":
+        return f"retrieving {data.get('query', '')!r} ({data.get('stage', '')})"
+    if event.type == "retrieval_end":
+        hit = " (cache)" if data.get("cache_hit") else ""
+        return f"retrieved {len(data.get('ids', []))} passage(s){hit}"
+    if event.type == "premise":
+        return f"premise {data.get('claim', '')!r}: {data.get('status', '')}"
+    if event.type == "attempt":
+        return f"synthesis attempt {data.get('attempt')}: {data.get('outcome')}"
+    return event.type

@@ -1,0 +1,70 @@
+"""What every command shares: the configuration flags, settings from them, one-line errors and a
+progress bar for the application layer's progress callbacks."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from groundqa.config import Settings, load_settings
+from groundqa.errors import GroundQAError
+from groundqa.ingest import Progress
+
+EXIT_USAGE = 2
+
+
+class CLIError(GroundQAError):
+    """A user-facing error of the command line itself: printed as one line, exit code 2."""
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """The configuration flags every command takes."""
+    group = parser.add_argument_group("configuration (flag > GROUNDQA_* env > config file > default)")
+    group.add_argument("--home", type=Path, help="project home (default ./.groundqa, env GROUNDQA_HOME)")
+    group.add_argument("--config", type=Path, help="TOML config file (default <home>/config.toml)")
+    group.add_argument("--lm", help="'embedded' (default) or a LiteLLM model string, e.g. openai/gpt-4o-mini")
+    group.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
+    group.add_argument("--collection", help="Chroma collection name (default groundqa)")
+    group.add_argument("--chroma-url", help="use a Chroma server at this URL instead of the persistent store")
+    group.add_argument("--no-cache", action="store_true", help="bypass the LM and retrieval caches")
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """Settings from the common flags (flag > env > config file > default)."""
+    return load_settings(
+        config_file=getattr(args, "config", None), home=getattr(args, "home", None), lm=getattr(args, "lm", None),
+        api_base=getattr(args, "api_base", None), collection=getattr(args, "collection", None),
+        chroma_url=getattr(args, "chroma_url", None), cache=False if getattr(args, "no_cache", False) else None,
+    )
+
+
+def print_error(message: str) -> None:
+    """``groundqa: error: MESSAGE`` on stderr."""
+    print(f"groundqa: error: {message}", file=sys.stderr)
+
+
+def print_skipped(problems: Iterable[Any]) -> None:
+    """One ``groundqa: skipped ...`` line on stderr per unreadable file, broken line or bad item."""
+    for problem in problems:
+        print(f"groundqa: skipped {problem}", file=sys.stderr)
+
+
+def progress_bar(label: str, quiet: bool = False) -> Progress | None:
+    """A ``progress(done, total)`` callback drawing a tqdm bar on a terminal; ``None`` when quiet or piped."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    holder: dict[str, Any] = {}
+
+    def update(done: int, total: int) -> None:
+        bar = holder.get("bar") or holder.setdefault("bar", tqdm(total=total, desc=label, unit="chunk"))
+        bar.n = done
+        bar.refresh()
+        if done >= total:
+            bar.close()
+
+    return update
