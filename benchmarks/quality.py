@@ -151,7 +151,7 @@ def run_quality(
     k = int(getattr(settings, "k", 4))
     retriever = MeteredRetriever(store, meter, k=k, cache=None)
     base_config = QAConfig.for_lm(config_lm)
-    peer_k = min(k, base_config.max_passages)  # the peers see as many passages as GroundedQA shows its LM
+    peer_k = min(k, base_config.gates.max_passages)  # the peers see as many passages as GroundedQA shows its LM
 
     def grounded(**overrides: Any) -> GroundedQA:
         return GroundedQA(retriever, QAConfig.for_lm(config_lm, **overrides))

@@ -14,12 +14,22 @@ import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from groundqa.datasets.loaders import Document, LoadError, Question, read_text_file
 
 #: Where the SQuAD 2.0 dev file is expected, relative to the project root.
 SQUAD2_DEV_RELPATH = Path("..") / "shared" / "data" / "squad2" / "dev-v2.0.json"
+
+
+#: The project's fixed article-level split of the CS224N SQuAD 2.0 file (16 articles). Only these six
+#: articles may be used to calibrate gates, pick demos or train weights; the other ten are held out for
+#: evaluation everywhere (``groundqa evaluate --squad``, the ``quality-squad`` benchmark). The six span
+#: history, computing, engineering, biology and physics, and hold 2,278 of the 6,078 questions.
+SQUAD2_TRAIN_ARTICLES: frozenset[str] = frozenset({
+    "Normans", "Computational_complexity_theory", "Steam_engine", "Packet_switching", "Immune_system", "Force",
+})
+ArticleSplit = Literal["train", "heldout", "all"]
 
 
 class SquadFormatError(ValueError):
@@ -44,6 +54,7 @@ class _Item:
 
     question: Question
     article: int
+    title: str = ""
 
 
 def _read_json(path: Path) -> Any:
@@ -165,7 +176,7 @@ def _parse(articles: list[Any], path: Path) -> tuple[list[list[Document]], list[
                     report(where_q, f"duplicate question id {question.id!r}")
                     continue
                 seen_qids.add(question.id)
-                items.append(_Item(question, a_idx))
+                items.append(_Item(question, a_idx, title))
     return paragraphs, items, errors
 
 
@@ -195,6 +206,7 @@ def load_squad2(
     seed: int = 0,
     balanced: bool = True,
     full_corpus: bool = False,
+    articles: ArticleSplit = "all",
 ) -> tuple[list[Document], list[Question], list[LoadError]]:
     """Load SQuAD 2.0 JSON as ``(corpus, questions, errors)``.
 
@@ -205,18 +217,27 @@ def load_squad2(
     ``sample`` draws that many questions deterministically for ``seed``; with ``balanced`` half of them
     are unanswerable. The corpus holds the paragraphs of the chosen questions, or, with ``full_corpus``,
     every paragraph of their articles. Without ``sample`` the corpus is every paragraph in the file.
+    ``articles`` restricts questions (and so the corpus) to the project's fixed article split:
+    ``"train"`` (:data:`SQUAD2_TRAIN_ARTICLES`, the only articles calibration and training may read),
+    ``"heldout"`` (the others, for evaluation) or ``"all"``.
     Raises ``FileNotFoundError`` or ``SquadFormatError`` (a ``ValueError``) for an unusable file.
     """
     if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int) or sample < 1):
         raise ValueError(f"sample must be a positive integer or None, got {sample!r}")
     path = Path(path)
     paragraphs, items, errors = _parse(_articles(_read_json(path), path), path)
+    if articles != "all":
+        keep_train = articles == "train"
+        items = [it for it in items if (it.title in SQUAD2_TRAIN_ARTICLES) == keep_train]
+        if sample is None:
+            wanted_articles = {it.article for it in items}
+            paragraphs = [docs if i in wanted_articles else [] for i, docs in enumerate(paragraphs)]
     chosen = _sample(items, sample, seed, balanced)
     if sample is None:
         corpus = [doc for docs in paragraphs for doc in docs]
     elif full_corpus:
-        articles = {it.article for it in chosen}
-        corpus = [doc for a_idx, docs in enumerate(paragraphs) if a_idx in articles for doc in docs]
+        chosen_articles = {it.article for it in chosen}
+        corpus = [doc for a_idx, docs in enumerate(paragraphs) if a_idx in chosen_articles for doc in docs]
     else:
         wanted = {doc_id for it in chosen for doc_id in it.question.gold_docs}
         corpus = [doc for docs in paragraphs for doc in docs if doc.id in wanted]

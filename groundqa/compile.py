@@ -27,18 +27,24 @@ from groundqa.experiment_data import check_trainable, load_experiment_data
 from groundqa.ingest import Progress, ingest_documents
 from groundqa.lm import factory
 from groundqa.metrics.composite import make_grounding_metric
+from groundqa.optimizers.calibrate import CalibrateGates, stratified_split
 from groundqa.programs.extractive_teacher import build_teacher_lm
 from groundqa.programs.persistence import save_program
-from groundqa.tracking.compile_run import compile_run, log_compile, log_program_evaluation
+from groundqa.tracking.chart import plot_calibration
+from groundqa.tracking.compile_run import (
+    compile_run,
+    log_calibration_trial,
+    log_compile,
+    log_program_evaluation,
+)
 from groundqa.tracking.setup import configure_tracking
-
-Optimizer = Literal["labeled", "bootstrap", "bootstrap-rs", "mipro", "gepa", "simba"]
 
 
 class CompileOptions(BaseModel):
     """Everything a compile depends on (logged as MLflow params)."""
 
-    optimizer: Optimizer = "bootstrap"
+    optimizer: str = Field(default="bootstrap", description="an optimizer, or a chain run left to right: "
+                                                            "'bootstrap+calibrate', 'mipro+calibrate', ...")
     dataset: str = "bundled"
     corpus: str | None = None
     teacher_lm: str | None = None
@@ -52,6 +58,9 @@ class CompileOptions(BaseModel):
     sample: int = 200
     verify_premises: bool = True
     metric_threshold: float = 0.75
+    trials: int = Field(default=60, ge=1, description="calibration trials (the calibrate optimizer)")
+    check_share: float = Field(default=1 / 3, gt=0, lt=1,
+                               description="share of train held back to check a winner (never dev or test)")
     artifacts: Path = Path("artifacts")
     mlflow: bool = True
     register_as: str | None = None
@@ -68,6 +77,7 @@ class CompileOutcome(BaseModel):
     tracking: str = ""
     seconds: float = 0.0
     demos: dict[str, int] = Field(default_factory=dict)
+    gates: str = ""
 
 
 def git_commit() -> str | None:
@@ -132,6 +142,11 @@ def _gepa(options: CompileOptions, metric: Any, teacher: Any, settings: Settings
                      num_threads=options.threads, seed=options.seed, track_stats=True)
 
 
+def _calibrate(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:
+    return CalibrateGates(metric=metric, n_trials=options.trials, seed=options.seed, check_share=options.check_share,
+                          progress=options.progress)
+
+
 def _simba(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:
     return dspy.SIMBA(metric=metric, bsize=min(8, max(2, options.budget * 2)), num_candidates=4,
                       max_steps=options.budget, max_demos=options.budget, prompt_model=teacher,
@@ -145,8 +160,10 @@ OPTIMIZER_SPECS: dict[str, OptimizerSpec] = {
     "mipro": OptimizerSpec(_mipro),
     "gepa": OptimizerSpec(_gepa),
     "simba": OptimizerSpec(_simba, compile_with=("trainset", "seed")),
+    # the gates: searched on train, the winner checked on a held-back part of train (its own split)
+    "calibrate": OptimizerSpec(_calibrate, compile_with=("trainset",)),
 }
-"""Every optimizer ``--optimizer`` accepts (the keys are the names of :data:`Optimizer`)."""
+"""Every optimizer ``--optimizer`` accepts; ``a+b`` chains them (demos or prompts first, then the gates)."""
 
 OPTIMIZERS = tuple(OPTIMIZER_SPECS)
 
@@ -156,7 +173,16 @@ def optimizer_spec(name: str) -> OptimizerSpec:
     try:
         return OPTIMIZER_SPECS[name]
     except KeyError:
-        raise ValueError(f"unknown optimizer {name!r}; choose one of {', '.join(OPTIMIZERS)}") from None
+        raise ValueError(f"unknown optimizer {name!r}; choose one of {', '.join(OPTIMIZERS)}, "
+                         "or chain them with '+' (e.g. bootstrap+calibrate)") from None
+
+
+def optimizer_steps(chain: str) -> list[str]:
+    """The optimizers of ``chain`` in order ('bootstrap+calibrate' -> ['bootstrap', 'calibrate'])."""
+    steps = [step.strip() for step in chain.split("+")]
+    for step in steps:
+        optimizer_spec(step)
+    return steps
 
 
 def make_optimizer(options: CompileOptions, metric: Any, settings: Settings) -> Any:
@@ -176,9 +202,10 @@ def optimizer_trainset(options: CompileOptions, train: list[dspy.Example]) -> li
 
 
 def run_optimizer(optimizer: Any, options: CompileOptions, program: dspy.Module, train: list[dspy.Example],
-                  dev: list[dspy.Example]) -> dspy.Module:
-    """``optimizer.compile(program, ...)`` with the arguments its table entry names."""
-    available = {"trainset": train, "valset": dev, "seed": options.seed}
+                  valset: list[dspy.Example]) -> dspy.Module:
+    """``optimizer.compile(program, ...)`` with the arguments its table entry names. ``valset`` is a
+    held-back part of train: no optimizer ever selects on the dev split it is evaluated on."""
+    available = {"trainset": train, "valset": valset, "seed": options.seed}
     kwargs = {name: available[name] for name in optimizer_spec(options.optimizer).compile_with}
     return optimizer.compile(program, **kwargs)
 
@@ -203,7 +230,7 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
                     ingest_progress: Progress | None = None) -> CompileOutcome:
     """Run the whole compile; ``out`` receives progress lines, ``ingest_progress`` the embedding progress."""
     started = time.perf_counter()
-    optimizer_spec(options.optimizer)  # an unknown optimizer fails before anything is loaded
+    steps = optimizer_steps(options.optimizer)  # an unknown optimizer fails before anything is loaded
     data = load_experiment_data(options.dataset, options.corpus, options.seed, options.sample,
                                 options.max_train, options.max_dev)
     check_trainable(data)
@@ -228,14 +255,26 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
     with compile_run(tracking, data, options.optimizer, params) as run:
         out(f"evaluating the baseline on {len(dev_questions)} dev questions ...")
         base_report = _evaluate_logged(baseline, dev_questions, options, "baseline", run)
-        out(f"compiling with {options.optimizer} on {len(train)} train questions ...")
-        optimizer = make_optimizer(options, metric, settings)
+        fit, held_back = stratified_split(train, options.check_share, options.seed)
         t0 = time.perf_counter()
-        student = build_program(settings, **config)
-        compiled = run_optimizer(optimizer, options, student, optimizer_trainset(options, train),
-                                 [to_example(q) for q in dev_questions])
+        compiled = build_program(settings, **config)
+        curve: list[float] = []
+        for step in steps:
+            step_options = options.model_copy(update={"optimizer": step})
+            out(f"compiling with {step} on {len(train)} train questions ...")
+            optimizer = make_optimizer(step_options, metric, settings)
+            if isinstance(optimizer, CalibrateGates):
+                optimizer.say = out
+                if run is not None:
+                    optimizer.on_trial = log_calibration_trial
+            uses_valset = "valset" in optimizer_spec(step).compile_with
+            compiled = run_optimizer(optimizer, step_options, compiled,
+                                     optimizer_trainset(step_options, fit if uses_valset else train), held_back)
+            curve.extend(optimisation_curve(compiled))
         compile_s = time.perf_counter() - t0
-        out(f"compiled in {compile_s:.0f}s; demos per predictor: {demo_counts(compiled)}")
+        calibration = getattr(compiled, "calibration", None)
+        out(f"compiled in {compile_s:.0f}s; demos per predictor: {demo_counts(compiled)}"
+            + (f"; gates: {calibration.kept} ({_changed_gates(compiled)})" if calibration is not None else ""))
         out("evaluating the compiled program ...")
         comp_report = _evaluate_logged(compiled, dev_questions, options, "compiled", run)
 
@@ -244,17 +283,30 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
         meta = {"lm": settings.lm, "optimizer": options.optimizer, "dataset": data.name,
                 "dataset_digest": data.digest, "metric": params["metric"], "git_commit": params["git_commit"],
                 "scores": {"baseline": b, "compiled": c}, "options": options.model_dump(mode="json"),
-                "demos": demo_counts(compiled), "compile_seconds": round(compile_s, 1)}
+                "demos": demo_counts(compiled), "compile_seconds": round(compile_s, 1),
+                "gates": compiled.gates.model_dump() if hasattr(compiled, "gates") else None,
+                "calibration": calibration.model_dump(exclude={"trials"}) if calibration is not None else None}
         program_path = save_program(compiled, directory, meta)
         base_report.to_json(directory / "baseline_report.json")
         comp_report.to_json(directory / "compiled_report.json")
+        if calibration is not None:
+            (directory / "calibration.json").write_text(calibration.model_dump_json(indent=2), encoding="utf-8")
+            plot_calibration(calibration, directory / "calibration.png")
         if run is not None:
-            log_compile(compiled, directory, b, c, optimisation_curve(compiled), compile_s, options.register_as)
-    outcome = CompileOutcome(program_path=program_path, baseline=b, compiled=c,
+            log_compile(compiled, directory, b, c, curve, compile_s, options.register_as)
+    outcome = CompileOutcome(program_path=program_path, baseline=b, compiled=c, gates=_changed_gates(compiled),
                              run_id=run.info.run_id if run is not None else None,
                              tracking=tracking.uri if tracking.enabled else tracking.reason,
                              seconds=time.perf_counter() - started, demos=demo_counts(compiled))
     return outcome
+
+
+def _changed_gates(program: dspy.Module) -> str:
+    gates = getattr(program, "gates", None)
+    if gates is None:
+        return ""
+    changed = gates.changed()
+    return ", ".join(f"{k} {a} -> {b}" for k, (a, b) in changed.items()) or "defaults"
 
 
 def _headline(report: EvaluationReport) -> dict[str, float | None]:

@@ -12,7 +12,7 @@ Premise detection (CREPE-style macro-F1 over the classes false-premise / normal)
 
 * gold false-premise: ``question.type == "false_premise"`` or ``question.false_premise`` is set;
 * the prediction *detects* a false premise iff it abstained **and** either its ``abstain_reason`` is
-  ``premise_unsupported`` or the item is gold false-premise (any abstention on a false-premise item
+  ``premise_unsupported`` or ``premise_contradicted`` or the item is gold false-premise (any abstention on a false-premise item
   counts, so programs without reasons — e.g. a plain ChainOfThought RAG — are credited; an abstention
   for another reason on a normal item is *not* a premise claim and is not a false alarm);
 * macro-F1 = mean of the F1 of both classes; ``None`` unless both gold classes are present.
@@ -25,6 +25,9 @@ from collections.abc import Sequence
 from groundqa.datasets.loaders import Question
 from groundqa.signatures.types import AbstainReason, GroundedResult
 
+#: Abstain reasons that claim the question's premise is false (unsupported by or contradicted in the corpus).
+PREMISE_REASONS = frozenset({AbstainReason.PREMISE_UNSUPPORTED, AbstainReason.PREMISE_CONTRADICTED})
+
 
 def is_false_premise(question: Question) -> bool:
     """Gold label: the question rests on a premise the corpus contradicts or lacks."""
@@ -35,7 +38,7 @@ def detects_false_premise(question: Question, result: GroundedResult | None, abs
     """Whether the prediction counts as flagging a false premise (see the module docstring)."""
     if result is None or not abstained:
         return False
-    return result.abstain_reason == AbstainReason.PREMISE_UNSUPPORTED or is_false_premise(question)
+    return result.abstain_reason in PREMISE_REASONS or is_false_premise(question)
 
 
 def _f1(tp: int, fp: int, fn: int) -> float | None:

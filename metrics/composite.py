@@ -30,12 +30,12 @@ import dspy
 from pydantic import BaseModel, Field
 
 from groundqa.judges import EntailmentJudge, get_judge
-from groundqa.metrics.abstention import detects_false_premise, is_false_premise
+from groundqa.metrics.abstention import PREMISE_REASONS, detects_false_premise, is_false_premise
 from groundqa.metrics.citations import CitationScores, citation_scores
 from groundqa.metrics.coerce import as_result, gold_of, is_abstention
 from groundqa.metrics.correctness import correctness
 from groundqa.metrics.faithfulness import faithfulness
-from groundqa.signatures.types import AbstainReason, GroundedResult
+from groundqa.signatures.types import GroundedResult
 from groundqa.text import truncate
 
 CORRECTNESS_WEIGHT = 0.5
@@ -169,7 +169,7 @@ def score_item(
         item.score = 1.0 if abstained else 0.0
         if abstained:
             item.feedback = "Correctly abstained."
-            if fp_gold and result.abstain_reason not in (None, AbstainReason.PREMISE_UNSUPPORTED):
+            if fp_gold and result.abstain_reason is not None and result.abstain_reason not in PREMISE_REASONS:
                 item.feedback += (f" (The real reason is a false premise; abstain_reason "
                                   f"'{result.abstain_reason.value}' could say premise_unsupported.)")
         else:

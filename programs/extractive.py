@@ -1,23 +1,32 @@
-"""The extractive fallback: the best-supported passage sentences, cited, marked ``extractive``.
+"""The extractive fallback: the best passage sentence that answers what was asked, cited.
 
-Used when the LM cannot meet the hard citation contract. Each candidate sentence of the numbered
-context is scored ``0.6 * cosine(question, sentence) + 0.4 * overlap`` where ``overlap`` is the share
-of the question's content words found in the sentence (or its passage title), minus ``0.3`` when
-the sentence cannot answer the kind of question asked; sentences that give instructions ("ignore
-previous instructions…") are never candidates, and a passage's own ``[n]`` marks are removed (no year for *when*, no number for *how
-many*; see :mod:`answer_checks`); the best sentences above ``floor`` are returned with their
-passage number.
+Used when the LM cannot meet the citation contract or does not answer the question. Each sentence of
+the numbered context is scored ``0.6 * cosine + 0.4 * overlap`` against the question (and against a
+bridge query when the question was bridged; the better of the two counts), where ``overlap`` is the
+share of the question's content words found in the sentence or its passage title. Sentences that give
+instructions ("ignore previous instructions…") are never candidates, and a passage's own ``[n]``
+marks are removed.
+
+Ranked best first, the candidates above ``floor`` are then tried in order: the first one whose
+answerability (:mod:`.answerability`: the asked type and attribute) reaches ``answerability`` is the
+answer; a topical sentence that does not contain what was asked is skipped, never quoted. A sentence
+is read with its passage title and the sentence before it, so "The fare rose to 6.50 crowns in 2021."
+can answer what the sentence before set up. A bridged question is answered from a second-hop passage
+when one answers (the naming passage is tried last), and the sentence that named the bridge is
+quoted first, so the answer carries both hops, each cited. The result says why nothing was chosen.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from groundqa.store.embeddings import get_embedder
 from groundqa.text import content_words, split_sentences, strip_citations
 
-from .answer_checks import answer_problem
+from .answerability import Answerability, asked, check
+from .bridging import Bridge
 from .context import NumberedContext
 
 # Sentences that address the reader instead of stating facts are never quoted as answers.
@@ -31,40 +40,90 @@ class ScoredSentence:
     score: float
     number: int  # the passage's [n]
     text: str
+    before: str = ""
+    """The sentence before it in its passage: context for reading it ("The fare rose to 6.50 crowns in
+    2021." answers "adult single ticket" only with the sentence before)."""
 
 
-def rank_sentences(question: str, context: NumberedContext) -> list[ScoredSentence]:
-    """Every sentence of the context scored against the question, best first."""
-    candidates: list[tuple[int, str, str]] = []
+@dataclass
+class Extraction:
+    """What the extractive fallback chose, or why it chose nothing."""
+
+    answer: str = ""
+    chosen: list[ScoredSentence] = field(default_factory=list)
+    best: ScoredSentence | None = None
+    """The best candidate above the floor, chosen or not."""
+    shortfall: Answerability | None = None
+    """Why the best candidate above the floor did not answer (when nothing was chosen)."""
+
+
+def rank_sentences(question: str, context: NumberedContext, queries: Sequence[str] = ()) -> list[ScoredSentence]:
+    """Every sentence of the context scored against the question (or a query), best first."""
+    candidates: list[tuple[int, str, str, str]] = []
     for number, passage in enumerate(context.passages, start=1):
+        before = ""
         for raw in split_sentences(passage.text):
             sentence = strip_citations(raw)  # a passage's own [n] marks must not pose as our citations
             if len(content_words(sentence)) >= 3 and not INSTRUCTION.search(sentence):
-                candidates.append((number, sentence, passage.title))
+                candidates.append((number, sentence, passage.title, before))
+            before = sentence
     if not candidates:
         return []
-    asked = set(content_words(question))
-    embedder = get_embedder()
-    vectors = embedder.embed([question] + [s for _, s, _ in candidates])
-    q = vectors[0]
+    probes = [question, *queries]
+    asks = [set(content_words(p)) for p in probes]
+    vectors = get_embedder().embed(probes + [c[1] for c in candidates])
+    probe_vectors, sentence_vectors = vectors[: len(probes)], vectors[len(probes):]
     scored: list[ScoredSentence] = []
-    for (number, sentence, title), vector in zip(candidates, vectors[1:], strict=True):
-        cosine = sum(a * b for a, b in zip(q, vector, strict=True))
+    for (number, sentence, title, before), vector in zip(candidates, sentence_vectors, strict=True):
         words = set(content_words(sentence)) | set(content_words(title))
-        overlap = len(asked & words) / len(asked) if asked else 0.0
-        penalty = 0.3 if answer_problem(question, sentence) else 0.0
-        scored.append(ScoredSentence(round(0.6 * cosine + 0.4 * overlap - penalty, 4), number, sentence))
+        best = max(
+            0.6 * sum(a * b for a, b in zip(q, vector, strict=True)) + 0.4 * (len(ask & words) / len(ask) if ask else 0.0)
+            for q, ask in zip(probe_vectors, asks, strict=True)
+        )
+        scored.append(ScoredSentence(round(best, 4), number, sentence, before))
     return sorted(scored, key=lambda s: s.score, reverse=True)
 
 
-def extractive_answer(question: str, context: NumberedContext, max_sentences: int = 2,
-                      floor: float = 0.35) -> tuple[str, list[ScoredSentence]]:
-    """An answer made of the best-supported sentences, each cited; empty when none clears ``floor``."""
-    chosen: list[ScoredSentence] = []
-    for candidate in rank_sentences(question, context):
-        if candidate.score < floor or len(chosen) >= max_sentences:
+def _bridge_sentence(context: NumberedContext, bridge: Bridge | None, candidate: ScoredSentence) -> ScoredSentence | None:
+    """The sentence that named the bridge, when ``candidate`` comes from another passage than it."""
+    if bridge is None:
+        return None
+    for number, passage in enumerate(context.passages, start=1):
+        if passage.chunk_id == bridge.chunk_id and number != candidate.number:
+            return ScoredSentence(candidate.score, number, bridge.sentence)
+    return None
+
+
+def extractive_answer(question: str, context: NumberedContext, max_sentences: int = 2, floor: float = 0.35,
+                      answerability: float = 0.0, bridge: Bridge | None = None) -> Extraction:
+    """Up to ``max_sentences`` sentences above ``floor`` that each answer ``question`` (see the module
+    docstring); with a bridge, second-hop sentences are tried first and the naming sentence leads."""
+    what = asked(question)
+    out = Extraction()
+    ranked = [c for c in rank_sentences(question, context, [bridge.query] if bridge else ()) if c.score >= floor]
+    out.best = ranked[0] if ranked else None
+    bridge_number = next((n for n, p in enumerate(context.passages, start=1) if bridge and p.chunk_id == bridge.chunk_id),
+                         None)
+    # the bridge's own passage describes the entity; the answer is usually a hop further
+    ordered = [c for c in ranked if c.number != bridge_number] + [c for c in ranked if c.number == bridge_number]
+    taken: set[str] = set()
+    for candidate in ordered:
+        if len(out.chosen) >= max_sentences:
             break
-        if candidate.text not in {c.text for c in chosen}:
-            chosen.append(candidate)
-    answer = " ".join(f"{c.text.rstrip()} [{c.number}]" for c in chosen)
-    return answer, chosen
+        if candidate.text in taken:
+            continue
+        lead = _bridge_sentence(context, bridge, candidate) if not out.chosen else None
+        text = f"{lead.text} {candidate.text}" if lead else candidate.text
+        passage = context.passages[candidate.number - 1]
+        verdict = check(what, text, title=f"{passage.title}. {candidate.before}")
+        if verdict.score < answerability:
+            out.shortfall = out.shortfall or verdict
+            continue
+        for sentence in (lead, candidate):
+            if sentence is not None and sentence.text not in taken:
+                out.chosen.append(sentence)
+                taken.add(sentence.text)
+    if out.chosen:
+        out.shortfall = None
+        out.answer = " ".join(f"{c.text.rstrip()} [{c.number}]" for c in out.chosen)
+    return out

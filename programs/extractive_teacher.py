@@ -49,8 +49,8 @@ def extractive_reply(messages: Messages, max_sentences: int = 1) -> dict[str, An
     passages = [Passage(chunk_id=f"p{n}", doc_id=f"p{n}", title=title, text=text)
                 for n, title, text in parse_passages(block)]
     context = NumberedContext(passages, block)
-    answer, chosen = extractive_answer(question, context, max_sentences=max_sentences)
-    return {"answer": answer if chosen else NOT_IN_SOURCES}
+    found = extractive_answer(question, context, max_sentences=max_sentences)
+    return {"answer": found.answer if found.chosen else NOT_IN_SOURCES}
 
 
 class ExtractiveTeacherLM(ScriptedLM):

@@ -1,8 +1,13 @@
-"""GroundedQA: input checks -> premise verification -> retrieval -> cited synthesis -> output checks.
+"""GroundedQA: input checks -> premise verification -> retrieval (+ bridge hop) -> cited synthesis ->
+answerability and output checks.
 
 One call answers one question and returns ``dspy.Prediction(answer=..., abstained=..., result=...)``
 where ``result`` is the typed :class:`~groundqa.signatures.types.GroundedResult`. A normal
 ``dspy.Module``: ``save``/``load``, compile with any optimizer, evaluate with ``dspy.Evaluate``.
+
+Every number the pipeline decides with is a field of :class:`~groundqa.programs.gates.Gates`, held as
+``self.gates``: program state that ``save``/``load`` round-trip and the calibration optimizer fits.
+The stages receive the gates with each call and hold none themselves.
 
 Confidence (documented formula): ``0.6 * s + 0.4 * r`` where ``s`` is the mean judge confidence of
 the answer's sentences given their cited passages and ``r`` the mean retrieval score of the cited
@@ -16,9 +21,10 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 import dspy
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from groundqa.contracts import ContractError, ContractReport, constrained
+from groundqa.judges import get_judge
 from groundqa.runtime.run import Budgets, RunState, RunStopped, run_scope, stage_scope
 from groundqa.runtime.trace import ContractAttempt, Trace
 from groundqa.signatures.qa import SplitQuestion
@@ -31,12 +37,17 @@ from groundqa.signatures.types import (
 )
 from groundqa.text import citation_numbers, truncate
 
+from .answerability import asked
+from .bridging import Bridge, find_bridge
 from .citations import analyse, render
 from .context import NumberedContext, build_context, merge_passages
 from .extractive import extractive_answer
 from .formats import detect_format
+from .gates import GATE_NAMES, Gates
 from .planning import heuristic_subqueries
-from .premises import PremiseVerifier, describe_unsupported
+from .polar import polar_answer
+from .premises import PremiseVerifier, describe_contradicted, describe_unsupported
+from .reranking import rerank
 from .retriever import Retriever
 from .synthesizer import CitedSynthesizer
 
@@ -44,29 +55,39 @@ GENERATION_FAILURES = {"format", "empty"}  # violation keys that mean the LM pro
 
 
 class QAConfig(BaseModel):
-    """Behaviour of :class:`GroundedQA` (every threshold is a field, none is hidden)."""
+    """Behaviour of :class:`GroundedQA`: the gates (learnable numbers) and the switches (fixed choices).
 
-    k: int = Field(default=4, ge=1, description="passages retrieved per query")
-    max_passages: int = Field(default=5, ge=1, description="passages numbered in the context")
-    evidence_floor: float = Field(default=0.3, description="retrieval score a passage needs to count as evidence")
-    min_sources: int = Field(default=1, ge=1, description="evidence passages needed to attempt an answer")
-    min_confidence: float = Field(default=0.35, description="answers below this confidence are withheld")
+    Gate names are also accepted flat (``QAConfig(evidence_floor=0.4)``) and land in ``gates``.
+    """
+
+    gates: Gates = Field(default_factory=Gates, description="decision thresholds and sizes: learnable state")
     verify_premises: bool = True
     premise_extractor: Literal["lm", "heuristic"] = "lm"
     premise_judge: Literal["lm", "offline"] = "lm"
-    premise_threshold: float = 0.6
-    premise_floor: float = 0.25
     premise_fail_mode: Literal["open", "closed"] = "open"
     support_judge: Literal["offline", "lm"] = "offline"
-    support_threshold: float = 0.5
     reasoning: bool = False
     max_attempts: int = Field(default=2, ge=1, description="synthesis attempts, the first included")
     fallback: Literal["extractive", "abstain"] = "extractive"
     unsupported_policy: Literal["drop", "abstain"] = "drop"
     multi_hop: Literal["heuristic", "lm", "off"] = "heuristic"
+    bridging: bool = Field(default=True, description="retrieve again for the entity a described question's "
+                                                      "first hop names (multi-hop bridges)")
     max_question_chars: int = Field(default=1000, ge=10)
     answer_format: str = "auto"
     budgets: Budgets = Field(default_factory=Budgets)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flat_gates(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not any(name in data for name in GATE_NAMES):
+            return data
+        data = dict(data)
+        base = data.get("gates")
+        values = base.model_dump() if isinstance(base, Gates) else dict(base or {})
+        values.update({name: data.pop(name) for name in GATE_NAMES if name in data})
+        data["gates"] = Gates(**values)
+        return data
 
     @classmethod
     def for_lm(cls, model: str, **overrides: Any) -> QAConfig:
@@ -104,13 +125,13 @@ class GroundedQA(dspy.Module):
         super().__init__()
         self.config = config or QAConfig()
         cfg = self.config
+        self.gates = cfg.gates  # learnable state (a dspy Parameter): saved, loaded, calibrated
         self.retriever = retriever
         self.premises = PremiseVerifier(
-            retriever, extractor=cfg.premise_extractor, judge=cfg.premise_judge, threshold=cfg.premise_threshold,
-            evidence_floor=cfg.premise_floor, fail_mode=cfg.premise_fail_mode,
+            retriever, extractor=cfg.premise_extractor, judge=cfg.premise_judge, fail_mode=cfg.premise_fail_mode,
         )
         self.synthesize = constrained(
-            CitedSynthesizer(judge=cfg.support_judge, reasoning=cfg.reasoning, support_threshold=cfg.support_threshold),
+            CitedSynthesizer(judge=cfg.support_judge, reasoning=cfg.reasoning),
             max_attempts=cfg.max_attempts, policy="raise",
         )
         self.split = dspy.Predict(SplitQuestion)
@@ -149,31 +170,70 @@ class GroundedQA(dspy.Module):
         return result
 
     def _answer(self, question: str, result: GroundedResult, state: RunState) -> None:
-        cfg = self.config
+        gates = self.gates
         self.retriever.refresh()
-        if cfg.verify_premises:
-            verdict = self.premises(question=question)
-            result.premises = list(verdict.verdicts)
-            result.premise_check = verdict.status
-            if verdict.status in ("failed", "fail_closed"):
-                message = describe_unsupported(result.premises) if verdict.status == "failed" else (
-                    "premise verification failed and is configured to fail closed: " + str(verdict.get("error", "")))
-                return self._abstain(result, AbstainReason.PREMISE_UNSUPPORTED, message)
+        if self.config.verify_premises and self._premises_fail(question, result):
+            return
 
         with stage_scope("retrieval"):
             queries = [question, *self._subqueries(question)]
-            passages = merge_passages(*(self.retriever.retrieve(q, cfg.k) for q in queries))
+            passages = merge_passages(*(self._retrieve(q) for q in queries))
         if not passages:
             return self._abstain(result, AbstainReason.NO_EVIDENCE, "the corpus returned no passages")
-        evidence = [p for p in passages if p.score >= cfg.evidence_floor]
-        if len(evidence) < cfg.min_sources:
+        evidence = [p for p in passages if p.score >= gates.evidence_floor]
+        if len(evidence) < gates.min_sources:
             best = passages[0].score
             return self._abstain(result, AbstainReason.TOO_FEW_SOURCES,
-                                 f"{len(evidence)} passage(s) clear the evidence floor {cfg.evidence_floor} "
-                                 f"(best score {best:.2f}); {cfg.min_sources} needed")
-        context = build_context(evidence[: cfg.max_passages], cfg.budgets.max_context_chars, cfg.budgets.context_policy)
+                                 f"{len(evidence)} passage(s) clear the evidence floor {gates.evidence_floor} "
+                                 f"(best score {best:.2f}); {gates.min_sources} needed")
+        evidence, bridge = self._bridge(question, evidence, state)
+        budgets = self.config.budgets
+        context = build_context(evidence[: gates.max_passages], budgets.max_context_chars, budgets.context_policy)
         result.passages = context.passages
-        self._synthesize(question, result, context, state)
+        self._synthesize(question, result, context, state, bridge)
+
+    def _retrieve(self, query: str) -> list[Passage]:
+        """``gates.k`` passages for ``query``: twice as many dense hits, re-ranked with word overlap."""
+        gates = self.gates
+        pool = gates.k * 2 if gates.lexical_weight > 0 else gates.k
+        ranked = rerank(query, self.retriever.retrieve(query, pool), gates.lexical_weight)[: gates.k]
+        return sorted(ranked, key=lambda p: p.score, reverse=True)
+
+    def _premises_fail(self, question: str, result: GroundedResult) -> bool:
+        """Verify the question's presuppositions; abstain (and say so) when one is false."""
+        verdict = self.premises(question=question, gates=self.gates)
+        result.premises = list(verdict.verdicts)
+        result.premise_check = "failed" if verdict.status == "contradicted" else verdict.status
+        contradicted = next((v for v in result.premises if v.status == "contradicted"), None)
+        if contradicted is not None:
+            self._abstain(result, AbstainReason.PREMISE_CONTRADICTED, describe_contradicted(contradicted))
+            result.correction = contradicted.correction
+            return True
+        if verdict.status in ("failed", "fail_closed"):
+            message = describe_unsupported(result.premises) if verdict.status == "failed" else (
+                "premise verification failed and is configured to fail closed: " + str(verdict.get("error", "")))
+            self._abstain(result, AbstainReason.PREMISE_UNSUPPORTED, message)
+            return True
+        return False
+
+    def _bridge(self, question: str, evidence: list[Passage], state: RunState) -> tuple[list[Passage], Bridge | None]:
+        """A second hop for a question that describes what it asks about; its best passage joins the
+        evidence right after the first hop's best (so both survive the context cut)."""
+        bridge = find_bridge(question, evidence) if self.config.bridging else None
+        if bridge is None:
+            return evidence, None
+        state.emit("bridge", entity=bridge.entity, query=bridge.query, chunk_id=bridge.chunk_id)
+        state.note(f"bridge: the first hop names {bridge.entity!r}; retrieved again with {bridge.query!r}")
+        with stage_scope("bridge"):
+            hop = [p for p in self._retrieve(bridge.query) if p.score >= self.gates.bridge_floor]
+        target = next((p for p in hop if p.chunk_id != bridge.chunk_id), None)
+        if target is None:
+            state.note("bridge: the second hop found no other passage")
+            return evidence, None
+        first = next(p for p in evidence if p.chunk_id == bridge.chunk_id)
+        rest = merge_passages([p for p in evidence if p.chunk_id not in (first.chunk_id, target.chunk_id)],
+                              [p for p in hop if p.chunk_id not in (first.chunk_id, target.chunk_id)])
+        return [first, target, *rest], bridge
 
     def _subqueries(self, question: str) -> list[str]:
         mode = self.config.multi_hop
@@ -185,17 +245,20 @@ class GroundedQA(dspy.Module):
             return [s for s in subs if s.strip().lower() != question.strip().lower()][:3] if len(subs) > 1 else []
         return []
 
-    def _synthesize(self, question: str, result: GroundedResult, context: NumberedContext, state: RunState) -> None:
-        cfg = self.config
+    def _synthesize(self, question: str, result: GroundedResult, context: NumberedContext, state: RunState,
+                    bridge: Bridge | None = None) -> None:
+        cfg, gates = self.config, self.gates
         texts = [p.text for p in context.passages]
+        titles = [p.title for p in context.passages]
         try:
-            pred = self.synthesize(question=question, context=context.text, passages=texts, format=result.format)
+            pred = self.synthesize(question=question, context=context.text, passages=texts, format=result.format,
+                                   titles=titles, gates=gates)
         except ContractError as failure:
             self._record_attempts(state, failure)
             result.violations = _violation_counts(failure)
             state.note(f"the LM did not meet the citation contract in {cfg.max_attempts} attempt(s)")
             if cfg.fallback == "extractive":
-                return self._extractive(question, result, context)
+                return self._extractive(question, result, context, bridge)
             if all(a.outcome == "error" or {v.key for v in a.violations} <= GENERATION_FAILURES
                    for a in failure.attempts):
                 raise state.stop(ExitReason.LM_GENERATION_FAILURE,
@@ -206,11 +269,15 @@ class GroundedQA(dspy.Module):
         if pred.declined:
             return self._abstain(result, AbstainReason.NO_EVIDENCE, "the LM found no answer in the passages")
         checks = analyse(pred.answer, context.size)
+        if bridge is not None and {context.passages[n - 1].chunk_id for c in checks for n in c.cited} <= {bridge.chunk_id}:
+            state.note(f"the generated answer cites only the passage that names {bridge.entity!r}, not a second hop")
+            pred.relevant = False
         if not pred.relevant:
-            state.note("the generated answer does not address the question")
+            state.note(f"the generated answer does not contain what the question asks for "
+                       f"(answerability {pred.answerability:.2f} < {gates.answerability})")
             if cfg.fallback == "extractive":
-                return self._extractive(question, result, context)
-            return self._abstain(result, AbstainReason.CONTRACT_FAILED, "the answer does not address the question")
+                return self._extractive(question, result, context, bridge)
+            return self._abstain(result, AbstainReason.NOT_ANSWERED, "the answer does not contain what was asked")
         weak = {s.index for s in pred.support if not s.supported}
         if weak:
             if cfg.unsupported_policy == "abstain":
@@ -221,18 +288,32 @@ class GroundedQA(dspy.Module):
         if not any(c.factual and c.index in keep for c in checks):
             if cfg.fallback == "extractive":
                 state.note("no supported sentence left; falling back to an extractive answer")
-                return self._extractive(question, result, context)
+                return self._extractive(question, result, context, bridge)
             return self._abstain(result, AbstainReason.CONTRACT_FAILED, "no supported sentence left")
         answer = render(checks, keep)
         supported = [s.confidence for s in pred.support if s.index in keep]
         self._finish(result, answer, context, supported, mode="generated")
 
-    def _extractive(self, question: str, result: GroundedResult, context: NumberedContext) -> None:
-        answer, chosen = extractive_answer(question, context, floor=self.config.evidence_floor)
-        if not chosen:
-            return self._abstain(result, AbstainReason.LOW_CONFIDENCE,
-                                 "no passage sentence is close enough to the question for an extractive answer")
-        self._finish(result, answer, context, [c.score for c in chosen], mode="extractive")
+    def _extractive(self, question: str, result: GroundedResult, context: NumberedContext,
+                    bridge: Bridge | None = None) -> None:
+        gates = self.gates
+        if asked(question).kind == "yes_no":
+            polar = polar_answer(question, context, get_judge(self.config.support_judge), gates.support_threshold,
+                                 gates.contradiction)
+            if polar is None:
+                return self._abstain(result, AbstainReason.NOT_ANSWERED,
+                                     "no passage says yes or no to what the question asks")
+            return self._finish(result, polar.text, context, [polar.support], mode="extractive")
+        found = extractive_answer(question, context, floor=gates.answer_floor, answerability=gates.answerability,
+                                  bridge=bridge)
+        if found.chosen:
+            return self._finish(result, found.answer, context, [c.score for c in found.chosen], mode="extractive")
+        if found.shortfall is not None:
+            missing = ", ".join(found.shortfall.missing) or "the kind of value asked for"
+            return self._abstain(result, AbstainReason.NOT_ANSWERED,
+                                 f"the passages near the question do not state what it asks for ({missing})")
+        return self._abstain(result, AbstainReason.LOW_CONFIDENCE,
+                             "no passage sentence is close enough to the question for an extractive answer")
 
     def _finish(self, result: GroundedResult, answer: str, context: NumberedContext, support: list[float],
                 mode: Literal["generated", "extractive"]) -> None:
@@ -241,9 +322,9 @@ class GroundedQA(dspy.Module):
         s = sum(support) / len(support) if support else 0.0
         r = sum(p.score for p in cited) / len(cited) if cited else 0.0
         result.confidence = round(max(0.0, min(1.0, 0.6 * s + 0.4 * r)), 4)
-        if result.confidence < self.config.min_confidence:
+        if result.confidence < self.gates.min_confidence:
             return self._abstain(result, AbstainReason.LOW_CONFIDENCE,
-                                 f"confidence {result.confidence:.2f} is below {self.config.min_confidence}")
+                                 f"confidence {result.confidence:.2f} is below {self.gates.min_confidence}")
         result.answer, result.mode, result.abstained = answer, mode, False
         result.citations = [_citation(n, p) for n, p in zip(numbers, cited, strict=True)]
 

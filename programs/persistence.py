@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import dspy
+from pydantic import ValidationError
 
 from groundqa.errors import GroundQAError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the grounding gates are saved with the program
 
 
 class ProgramFileError(GroundQAError, ValueError):
@@ -56,5 +57,13 @@ def load_program(program: dspy.Module, path: str | Path) -> dspy.Module:
     names = sorted(name for name, _ in program.named_predictors())
     if sorted(info.get("predictors", [])) != names:
         raise ProgramFileError(f"{path} was compiled for predictors {info.get('predictors')}, this program has {names}")
-    program.load(str(path))
+    for name, param in program.named_parameters():  # files from before a parameter existed keep its value
+        if name not in data and not isinstance(param, dspy.Predict):
+            data[name] = param.dump_state()
+    try:
+        program.load_state(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "a field"
+        raise ProgramFileError(f"{path} has an invalid value for {where}: {first.get('msg', 'invalid')}") from exc
     return program

@@ -1,9 +1,14 @@
 """Premise verification: extract presuppositions, retrieve for each, judge each, in parallel.
 
-A claim is supported only if the judge says so with confidence >= ``threshold`` (0.6 by default,
-as in the seed) *and* its best retrieval score clears ``evidence_floor``: the adversarial signal
-lives in retrieval scores as much as in the judge. When extraction or judging fails the verifier
-fails open (the question goes on) or closed (the program abstains), as configured, and says which.
+A claim is supported only if the judge says so with confidence >= ``gates.premise_threshold`` (0.6
+by default, as in the seed) *and* its best retrieval score clears ``gates.premise_floor``: the
+adversarial signal lives in retrieval scores as much as in the judge. An *existence* claim (a name,
+a located description, a dated subject) also holds when one retrieved passage names every part of it,
+whatever its wording: a look-up about something the corpus knows is never refused. An unsupported claim is then
+checked for a contradiction (:mod:`.contradiction`): a passage that says otherwise makes it
+``contradicted``, with that sentence as the correction; silence leaves it ``unsupported``. When
+extraction or judging fails the verifier fails open (the question goes on) or closed (the program
+abstains), as configured, and says which.
 """
 
 from __future__ import annotations
@@ -15,11 +20,14 @@ from typing import Literal
 import dspy
 
 from groundqa.judges import get_judge
+from groundqa.judges.lexical import features
 from groundqa.runtime.run import RunStopped, current_run, stage_scope
 from groundqa.signatures.qa import ExtractPresuppositions, JudgeClaim, Presupposition
-from groundqa.signatures.types import PremiseVerdict
+from groundqa.signatures.types import Citation, Passage, PremiseVerdict
 
 from .context import build_context
+from .contradiction import find_contradiction
+from .gates import Gates
 from .presuppositions import MAX_CLAIMS, MAX_WORDS, heuristic_presuppositions
 from .retriever import Retriever
 
@@ -30,8 +38,10 @@ JudgeKind = Literal["lm", "offline"]
 class PremiseVerifier(dspy.Module):
     """``forward(question) -> dspy.Prediction(verdicts, status, unsupported)``.
 
-    ``status`` is ``passed`` (every claim supported, or none to check), ``failed`` (a claim is
-    unsupported), ``fail_open`` / ``fail_closed`` (extraction or judging failed).
+    ``status`` is ``passed`` (every claim supported, or none to check), ``contradicted`` (a passage
+    says a claim is false), ``failed`` (a claim is unsupported), ``fail_open`` / ``fail_closed``
+    (extraction or judging failed). Thresholds come with each call (the program's :class:`Gates`; the
+    module holds none, so a copied program never carries stale ones).
     """
 
     def __init__(
@@ -39,9 +49,6 @@ class PremiseVerifier(dspy.Module):
         retriever: Retriever,
         extractor: Extractor = "lm",
         judge: JudgeKind = "lm",
-        threshold: float = 0.6,
-        evidence_floor: float = 0.25,
-        k: int = 3,
         fail_mode: Literal["open", "closed"] = "open",
         max_workers: int = 3,
     ) -> None:
@@ -49,9 +56,6 @@ class PremiseVerifier(dspy.Module):
         self.retriever = retriever
         self.extractor = extractor
         self.judge_kind = judge
-        self.threshold = threshold
-        self.evidence_floor = evidence_floor
-        self.k = k
         self.fail_mode = fail_mode
         self.max_workers = max_workers
         self.extract = dspy.Predict(ExtractPresuppositions)
@@ -71,9 +75,10 @@ class PremiseVerifier(dspy.Module):
         return cleaned
 
     # -- judging ---------------------------------------------------------------------------
-    def verify(self, claim: Presupposition) -> PremiseVerdict:
+    def verify(self, claim: Presupposition, gates: Gates | None = None) -> PremiseVerdict:
+        gates = gates if gates is not None else Gates()
         with stage_scope("premises"):
-            passages = self.retriever.retrieve(claim.claim, self.k)
+            passages = self.retriever.retrieve(claim.claim, gates.premise_k)
         best = max((p.score for p in passages), default=0.0)
         if not passages:
             return PremiseVerdict(claim=claim.claim, supported=False, status="unsupported",
@@ -94,18 +99,35 @@ class PremiseVerifier(dspy.Module):
             said, confidence = bool(out.supported), float(out.confidence or 0.0)
             cited = [context.passages[n - 1].chunk_id for n in (out.evidence or []) if 1 <= n <= context.size]
             rationale = str(out.rationale or "")
-        supported = said and confidence >= self.threshold and best >= self.evidence_floor
+        mention = _mentioned(claim.claim, passages) if claim.kind == "existence" else None
+        if mention is not None and not (said and confidence >= gates.premise_threshold):
+            # an existence claim holds when one passage names every part of it, whatever its wording
+            index = mention
+            said, confidence, cited = True, 1.0, [passages[index].chunk_id]
+            rationale = f"passage {passages[index].chunk_id} mentions every part of it"
+        threshold, floor = gates.premise_threshold, gates.premise_floor
+        supported = said and confidence >= threshold and best >= floor
         if said and not supported:
             rationale = (rationale + " " if rationale else "") + (
-                f"(confidence {confidence:.2f} < {self.threshold})" if confidence < self.threshold
-                else f"(best retrieval score {best:.2f} < floor {self.evidence_floor})"
+                f"(confidence {confidence:.2f} < {threshold})" if confidence < threshold
+                else f"(best retrieval score {best:.2f} < floor {floor})"
             )
-        return PremiseVerdict(
+        verdict = PremiseVerdict(
             claim=claim.claim, supported=supported, confidence=round(confidence, 4), retrieval_score=round(best, 4),
             evidence=cited, rationale=rationale.strip(), status="supported" if supported else "unsupported",
         )
+        # an event the judge accepts can still be denied in so many words ("never in plaintext"): look
+        if not supported or claim.kind == "event":
+            found = find_contradiction(claim.claim, passages, gates.contradiction)
+            if found is not None:
+                source = passages[found.passage]
+                verdict.status, verdict.supported = "contradicted", False
+                verdict.correction = Citation(index=1, chunk_id=source.chunk_id, doc_id=source.doc_id,
+                                              title=source.title, snippet=found.sentence, score=source.score)
+                verdict.rationale = (verdict.rationale + " " if verdict.rationale else "") + f"(a passage {found.detail})"
+        return verdict
 
-    def forward(self, question: str) -> dspy.Prediction:
+    def forward(self, question: str, gates: Gates | None = None) -> dspy.Prediction:
         try:
             claims = self.presuppositions(question)
         except RunStopped:
@@ -115,7 +137,7 @@ class PremiseVerifier(dspy.Module):
         if not claims:
             return dspy.Prediction(verdicts=[], status="passed", unsupported=[])
         try:
-            verdicts = self._verify_all(claims)
+            verdicts = self._verify_all(claims, gates)
         except RunStopped:
             raise
         except Exception as exc:
@@ -125,13 +147,15 @@ class PremiseVerifier(dspy.Module):
             if run is not None:
                 run.emit("premise", **verdict.model_dump())
         unsupported = [v.claim for v in verdicts if not v.supported]
-        return dspy.Prediction(verdicts=verdicts, status="failed" if unsupported else "passed", unsupported=unsupported)
+        status = ("contradicted" if any(v.status == "contradicted" for v in verdicts)
+                  else "failed" if unsupported else "passed")
+        return dspy.Prediction(verdicts=verdicts, status=status, unsupported=unsupported)
 
-    def _verify_all(self, claims: list[Presupposition]) -> list[PremiseVerdict]:
+    def _verify_all(self, claims: list[Presupposition], gates: Gates | None) -> list[PremiseVerdict]:
         if len(claims) == 1 or self.max_workers <= 1:
-            return [self.verify(c) for c in claims]
+            return [self.verify(c, gates) for c in claims]
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(claims))) as pool:
-            futures = [pool.submit(contextvars.copy_context().run, self.verify, c) for c in claims]
+            futures = [pool.submit(contextvars.copy_context().run, self.verify, c, gates) for c in claims]
             return [f.result() for f in futures]
 
     def _failed(self, message: str) -> dspy.Prediction:
@@ -145,10 +169,27 @@ class PremiseVerifier(dspy.Module):
         return f"PremiseVerifier(extractor={self.extractor}, judge={self.judge_kind})"
 
 
+def _mentioned(claim: str, passages: list[Passage]) -> int | None:
+    """The index of the first passage (title included) holding every content word of ``claim``."""
+    wanted = features(claim).content
+    for index, passage in enumerate(passages):
+        unit = features(f"{passage.title}. {passage.text}")
+        if wanted and all(unit.covers(t) for t in wanted):
+            return index
+    return None
+
+
 def describe_unsupported(verdicts: list[PremiseVerdict]) -> str:
     """'The corpus does not support: "X"; "Y".'"""
     claims = [f'"{v.claim}"' for v in verdicts if not v.supported]
     return "The question presupposes what the sources do not support: " + "; ".join(claims) + "."
 
 
-__all__ = ["PremiseVerifier", "describe_unsupported"]
+def describe_contradicted(verdict: PremiseVerdict) -> str:
+    """The correction: what the question assumes, and the sentence that says otherwise."""
+    said = verdict.correction.snippet.rstrip() if verdict.correction is not None else ""
+    return f'The question assumes "{verdict.claim}", but the sources say otherwise: "{said}"'
+
+
+
+__all__ = ["PremiseVerifier", "describe_contradicted", "describe_unsupported"]

@@ -1,15 +1,29 @@
 """A deterministic presupposition extractor for LMs too small to do it (the embedded default).
 
-Rules: a wh-question presupposes its remainder ("When did Paolo Marchetti design the lights?" ->
-"Paolo Marchetti design the lights"); a yes/no question presupposes only that the things it names
-exist (the asked event is not a presupposition); a pure look-up of an attribute ("What is X?",
-"When was X founded?") presupposes only the names and years it pins. At most 3 claims of at most
-15 words each.
+A question presupposes only what it asserts *beyond the asked slot*. The slot is the wh-phrase
+("how high", "on which day", "what winter course", "who"); what is left is either a plain look-up of
+an attribute of something ("How high is Mount Orrin?") or an event or relation the question takes for
+granted ("When did Paolo Marchetti design the lights?"). Rules, in order:
+
+* a **yes/no** question presupposes only that the things it names exist (the asked event is what is
+  asked, not presupposed: "Did X ever live on Calder?");
+* a **why** question presupposes its whole remainder ("Why was the festival cancelled in 2020?");
+* a **look-up** (the slot, then *is/are/was/were*, then what it is about) presupposes the names and
+  years it pins, a possessive relation between two names ("Colm Ardley's Nine Dark Nights"), and a
+  definite description placed by a locative or participle ("the tunnel *under* the Vessany Strait",
+  "the keeper *living in* the lighthouse"); never the asked attribute, so "How deep is the lake?" or
+  "Which language is the engine written in?" cannot be refused as a false premise;
+* otherwise the remainder is an **event** the question takes for granted, with the slot's modifiers
+  ("What *winter* course does Odile teach?" -> "Odile Marchetti teach winter"); a remainder with fewer
+  than 3 content words presupposes only its names.
+
+At most 3 claims of at most 15 words each.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from groundqa.signatures.qa import Presupposition
 from groundqa.text import content_words
@@ -17,20 +31,34 @@ from groundqa.text import content_words
 _YES_NO = {"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will",
            "would", "should", "shall", "may", "might", "must"}
 _WH = re.compile(
-    r"^(?:in |on |at |from |for |by |with |to )?(?:what|when|where|who|whom|whose|which|why|how)"
-    r"(?:\s+(?:many|much|long|old|often|far|year|kind of|type of)\b)?\s*", re.I
-)
-_AUX = re.compile(r"^(?:did|does|do|was|were|is|are|has|have|had|will|would|can|could)\s+", re.I)
-_ENTITY = re.compile(r"\b(?:[A-Z][a-z]+(?:[- ](?:of |the |de |van )?[A-Z][a-z]+)*|(?:1[5-9]|20)\d\d)\b")
-_COPULA = re.compile(r"^(?:is|was|are|were)\b", re.I)
+    r"^(?:in |on |at |from |for |by |with |to |off |during |since |until |under )?"
+    r"(?P<wh>what|when|where|who|whom|whose|which|why|how)\b\s*", re.I)
+# After "how": one adjective or adverb ("how high", "how many", "how long ago"); after "what/which": the
+# slot's noun phrase, up to the auxiliary or verb that starts the remainder.
+_HOW_SLOT = re.compile(r"^(?:many|much|long|old|often|far|tall|high|deep|big|large|wide|heavy|fast|early|late|"
+                       r"soon|come|exactly)\b(?:\s+ago)?\s*", re.I)
+_AUX_WORDS = ("is|are|was|were|do|does|did|has|have|had|will|would|can|could|should|may|might|must")
+_AUX = re.compile(rf"^(?:{_AUX_WORDS})\s+", re.I)
+_COPULA = re.compile(r"^(?:is|was|are|were)\b\s*", re.I)
 _INNER_AUX = re.compile(r"\b(?:did|does|do)\s+", re.I)
+# Verbs that only carry the asked quantity ("how long does the crossing *take*", "how much does it *cost*"):
+# they assert nothing beyond the slot, so they are not part of a presupposition.
+_LIGHT_VERB = re.compile(r"\b(?:take|takes|took|last|lasts|lasted|cost|costs|weigh|weighs|measure|measures|have|"
+                         r"has|had|hold|holds|held|use|used|uses|get|gets|got|need|needs|contain|contains|carry|"
+                         r"carries|carried|mean|means|include|includes|called|named|known|live|lives|lived)\b", re.I)
+_ENTITY = re.compile(r"\b(?:[A-Z][a-z]+(?:[- ](?:of the |of |the |de |van )?[A-Z][a-z]+)*|(?:1[5-9]|20)\d\d)\b")
+_POSSESSIVE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+)*)'s ([A-Z][a-z]+(?: [A-Z][a-z]+)*)")
+_LOCATED_DESCRIPTION = re.compile(
+    r"\bthe ((?:[a-z]+ ){0,2}[a-z]+ (?:under|in|on|at|near|across|between|inside|beneath|above|behind|beside|"
+    r"living in|working at|working in|standing on|built on|built in|running to|running from|linking|connecting)"
+    r" (?:the )?[A-Z][\w-]*(?: (?:of |the )?[A-Z][\w-]*)*(?: (?:today|now|still))?)")
 MAX_CLAIMS = 3
+Kind = Literal["existence", "event"]
 MAX_WORDS = 15
 
 
 def _cap(text: str) -> str:
-    words = text.split()
-    return " ".join(words[:MAX_WORDS])
+    return " ".join(text.split()[:MAX_WORDS])
 
 
 def is_yes_no(question: str) -> bool:
@@ -52,8 +80,72 @@ def named_things(question: str, years: bool = True) -> list[str]:
     return names
 
 
-def _named(question: str, years: bool, why: str) -> list[Presupposition]:
-    return [Presupposition(claim=name, rationale=why) for name in named_things(question, years)][:MAX_CLAIMS]
+Claim = tuple[str, str, Kind]
+
+
+def _claims(items: list[Claim]) -> list[Presupposition]:
+    seen: list[Presupposition] = []
+    for claim, why, kind in items:
+        claim = _cap(claim.strip(" ,"))
+        if claim and all(claim != p.claim for p in seen):
+            seen.append(Presupposition(claim=claim, rationale=why, kind=kind))
+    return seen[:MAX_CLAIMS]
+
+
+def _named(question: str, years: bool, why: str) -> list[Claim]:
+    return [(name, why, "existence") for name in named_things(question, years)]
+
+
+def _look_up(question: str, subject: str) -> list[Presupposition]:
+    """A look-up presupposes its possessive relations, located descriptions, names and years."""
+    items: list[Claim] = []
+    covered: set[str] = set()
+    for match in _POSSESSIVE.finditer(subject):
+        items.append((f"{match.group(1)}'s {match.group(2)}", "a relation the question asserts", "event"))
+        covered.update((match.group(1), match.group(2)))
+    for match in _LOCATED_DESCRIPTION.finditer(subject):
+        items.append((match.group(1), "something the question says exists", "existence"))
+        covered.update(n for n in named_things("x " + match.group(1)))
+    named = [n for n in named_things(question, years=True) if not any(n in c or c in n for c in covered)]
+    years = [n for n in named if n.isdigit()]
+    names = [n for n in named if not n.isdigit()]
+    if years and (names or covered):  # a year alone retrieves noise: it is checked with what it dates
+        anchor = names[0] if names else sorted(covered)[0]
+        items.append((f"{anchor} {' '.join(years)}", "a time the question pins", "existence"))
+        names = names[1:] if names else names
+    elif years:
+        items.extend((y, "a time the question pins", "existence") for y in years)
+    items.extend((n, "named in a look-up question", "existence") for n in names)
+    return _claims(items)
+
+
+def _split_slot(text: str) -> tuple[str, str, str] | None:
+    """``(wh-word, slot modifiers, remainder)`` of a wh-question, else ``None``."""
+    match = _WH.match(text)
+    if not match:
+        return None
+    wh = match.group("wh").lower()
+    rest = text[match.end():]
+    modifiers = ""
+    if wh == "how":
+        how = _HOW_SLOT.match(rest)
+        if how:
+            rest = rest[how.end():]
+            words = rest.split()
+            counted = how.group(0).strip().lower() in ("many", "much") and words
+            if counted and not re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) and not words[0][:1].isupper():
+                rest = " ".join(words[1:])  # "how many *passengers* used ...": the counted noun is the slot
+    elif wh in ("what", "which", "whose"):
+        words = rest.split()
+        slot: list[str] = []
+        while words and not re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) and not words[0][:1].isupper():
+            slot.append(words.pop(0))
+        if words:  # the slot ran up to an auxiliary: keep its modifiers, drop its head noun
+            modifiers = " ".join(slot[:-1])
+            rest = " ".join(words)
+        else:  # no auxiliary: "What happened to X?", "Which ship sank ..." — the verb is in the slot
+            rest = " ".join(slot)
+    return wh, modifiers, rest.strip()
 
 
 def heuristic_presuppositions(question: str) -> list[Presupposition]:
@@ -62,14 +154,19 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
     if not text:
         return []
     if is_yes_no(text):  # the asked event is not presupposed; the things it names are
-        return _named(text, years=False, why="named in a yes/no question")
-    match = _WH.match(text)
-    if not match:
+        return _claims(_named(text, years=False, why="named in a yes/no question"))
+    parts = _split_slot(text)
+    if parts is None:
         return []
-    rest = text[match.end():].strip()
-    if _COPULA.match(rest):  # a look-up: presupposes only the names and years it pins
-        return _named(text, years=True, why="named in a look-up question")
-    remainder = _INNER_AUX.sub("", _AUX.sub("", rest)).strip()
+    wh, modifiers, rest = parts
+    if wh != "why" and _COPULA.match(rest):
+        return _look_up(text, _COPULA.sub("", rest, count=1))
+    event = _INNER_AUX.sub("", _AUX.sub("", rest))
+    remainder = " ".join(_LIGHT_VERB.sub("", event).split())
+    if modifiers:
+        remainder = f"{remainder} {modifiers}"
     if len(content_words(remainder)) < 3:
-        return _named(text, years=True, why="named in a look-up question")
-    return [Presupposition(claim=_cap(remainder), rationale="the question takes this for granted")]
+        return _look_up(text, rest)
+    # "how long does the crossing take": with its light verb gone, what is left only has to exist
+    kind: Kind = "existence" if remainder != " ".join(event.split()) and wh != "why" else "event"
+    return _claims([(remainder, "the question takes this for granted", kind)])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import dspy
 from pydantic import BaseModel, Field
 
@@ -11,6 +13,9 @@ class Presupposition(BaseModel):
 
     claim: str = Field(description="one atomic claim of at most 15 words")
     rationale: str = Field(default="", description="why the question presupposes it")
+    kind: Literal["existence", "event"] = Field(
+        default="event", description="existence: only that something named or described exists; event: that "
+                                     "something happened or holds")
 
 
 class ExtractPresuppositions(dspy.Signature):

@@ -35,6 +35,8 @@ class AbstainReason(str, Enum):
     LOW_CONFIDENCE = "low_confidence"
     TOO_FEW_SOURCES = "too_few_sources"
     PREMISE_UNSUPPORTED = "premise_unsupported"
+    PREMISE_CONTRADICTED = "premise_contradicted"
+    NOT_ANSWERED = "not_answered"
     CONTRACT_FAILED = "contract_failed"
     RUN_STOPPED = "run_stopped"
 
@@ -74,7 +76,9 @@ class PremiseVerdict(BaseModel):
     retrieval_score: float = 0.0
     evidence: list[str] = Field(default_factory=list, description="chunk ids the judge relied on")
     rationale: str = ""
-    status: Literal["supported", "unsupported", "unverified"] = "unverified"
+    status: Literal["supported", "unsupported", "contradicted", "unverified"] = "unverified"
+    correction: Citation | None = Field(
+        default=None, description="the passage that contradicts the claim (its sentence as the snippet), if any")
 
 
 class Usage(BaseModel):
@@ -110,6 +114,8 @@ class GroundedResult(BaseModel):
     abstain_reason: AbstainReason | None = None
     abstain_message: str = ""
     premises: list[PremiseVerdict] = Field(default_factory=list)
+    correction: Citation | None = Field(
+        default=None, description="with premise_contradicted: the passage that says the premise is false")
     premise_check: Literal["off", "passed", "failed", "fail_open", "fail_closed"] = "off"
     exit_reason: ExitReason = ExitReason.COMPLETED
     mode: AnswerMode = "none"

@@ -47,18 +47,24 @@ def test_supported_answer_is_generated_with_valid_citations(store):
     assert 0 < result.confidence <= 1 and result.premise_check == "passed"
 
 
-@pytest.mark.parametrize("question, kind", [
-    ("When did Paolo Marchetti design the harbor lights?", "cross_entity"),
-    ("What was the population of Calder Island in 2031?", "time_shift"),
-    ("Who founded the Calder Island airport?", "false_premise"),
-    ("What is the boiling point of liquid nitrogen?", "off_corpus"),
+SILENT = (AbstainReason.PREMISE_UNSUPPORTED, AbstainReason.TOO_FEW_SOURCES)
+
+
+@pytest.mark.parametrize("question, kind, reasons", [
+    # the corpus names another Marchetti as the designer: a correction, not mere silence
+    ("When did Paolo Marchetti design the harbor lights?", "cross_entity", (AbstainReason.PREMISE_CONTRADICTED,)),
+    ("What was the population of Calder Island in 2031?", "time_shift", SILENT),
+    ("Who founded the Calder Island airport?", "false_premise", SILENT),
+    ("What is the boiling point of liquid nitrogen?", "off_corpus", SILENT),
 ])
-def test_adversarial_shapes_abstain_before_the_lm(store, question, kind):
+def test_adversarial_shapes_abstain_before_the_lm(store, question, kind, reasons):
     qa, lm = program(store)
     result = qa.run(question)
     assert result.abstained, kind
-    assert result.abstain_reason in (AbstainReason.PREMISE_UNSUPPORTED, AbstainReason.TOO_FEW_SOURCES), kind
+    assert result.abstain_reason in reasons, kind
     assert lm.calls == 0 and result.citations == []
+    if result.abstain_reason is AbstainReason.PREMISE_CONTRADICTED:
+        assert "Odile Marchetti" in result.correction.snippet and result.correction.chunk_id
 
 
 def test_negative_existence_needs_evidence(store):

@@ -101,6 +101,8 @@ def describe_event(event: Any) -> str:
         return f"retrieved {len(data.get('ids', []))} passage(s){hit}"
     if event.type == "premise":
         return f"premise {data.get('claim', '')!r}: {data.get('status', '')}"
+    if event.type == "bridge":
+        return f"bridge {data.get('entity', '')!r}: retrieving again with {data.get('query', '')!r}"
     if event.type == "attempt":
         return f"synthesis attempt {data.get('attempt')}: {data.get('outcome')}"
     return event.type

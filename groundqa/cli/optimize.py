@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from groundqa.cli.common import CLIError, progress_bar, settings_from
-from groundqa.compile import OPTIMIZERS, CompileOptions, CompileOutcome, compile_program
+from groundqa.compile import OPTIMIZERS, CompileOptions, CompileOutcome, compile_program, optimizer_steps
 from groundqa.tracking.chart import plot_comparison
 from groundqa.tracking.comparison import build_comparison
 from groundqa.tracking.runs import find_experiments, open_client, select_runs
@@ -17,7 +17,10 @@ from groundqa.tracking.runs import find_experiments, open_client, select_runs
 
 def _compile_args(p: argparse.ArgumentParser, defaults: dict[str, Any]) -> None:
     p.add_argument("--optimizer", default=defaults.get("optimizer", "bootstrap"),
-                   help=f"one of: {', '.join(OPTIMIZERS)}")
+                   help=f"one of: {', '.join(OPTIMIZERS)}; chain them with '+' (e.g. bootstrap+calibrate: demos, "
+                        "then the grounding gates)")
+    p.add_argument("--trials", type=int, default=defaults.get("trials", 60),
+                   help="calibration trials (calibrate); each re-scores train with cached LM answers")
     p.add_argument("--dataset", default="bundled", help="'bundled', 'squad[:PATH]' or a questions JSONL (with --corpus)")
     p.add_argument("--corpus", help="corpus JSONL or folder (for a questions JSONL dataset)")
     p.add_argument("--teacher-lm", default=defaults.get("teacher_lm"),
@@ -45,7 +48,7 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
     p.set_defaults(func=cmd_optimize)
 
     p = sub.add_parser("demo", help="the main job: evaluate, compile and compare on the bundled dataset")
-    _compile_args(p, {"optimizer": "bootstrap", "budget": 3, "max_train": 24, "max_dev": 40})
+    _compile_args(p, {"optimizer": "bootstrap+calibrate", "budget": 3, "max_train": 48, "max_dev": 40, "trials": 40})
     p.add_argument("--chart", default="artifacts/demo-comparison.png", help="where to write the comparison chart")
     p.add_argument("--no-chart", action="store_true")
     common(p)
@@ -53,13 +56,16 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
 
 
 def options_from(args: argparse.Namespace) -> CompileOptions:
-    if args.optimizer not in OPTIMIZERS:
-        raise CLIError(f"unknown optimizer {args.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
+    try:
+        optimizer_steps(args.optimizer)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
     return CompileOptions(
         optimizer=args.optimizer, dataset=args.dataset, corpus=args.corpus, teacher_lm=args.teacher_lm,
         reflection_lm=args.reflection_lm, budget=args.budget, auto=args.auto, seed=args.seed, threads=args.threads,
         max_train=args.max_train, max_dev=args.max_dev, sample=args.sample, verify_premises=not args.no_premises,
         artifacts=args.artifacts, mlflow=not args.no_mlflow, register_as=args.register_as, progress=not args.quiet,
+        trials=args.trials,
     )
 
 
@@ -79,7 +85,7 @@ def print_outcome(outcome: CompileOutcome) -> None:
         delta = f"{c - b:+.3f}" if isinstance(b, (int, float)) else ""
         table.add_row(name, f"{b:.3f}" if isinstance(b, (int, float)) else "-", f"{c:.3f}", delta)
     Console().print(table)
-    print(f"compiled program: {outcome.program_path}  (demos: {outcome.demos})")
+    print(f"compiled program: {outcome.program_path}  (demos: {outcome.demos}; gates: {outcome.gates or 'defaults'})")
     where = f"MLflow run {outcome.run_id} at {outcome.tracking}" if outcome.run_id else outcome.tracking
     print(f"results: {where}; took {outcome.seconds / 60:.1f} min")
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from groundqa.signatures.types import GroundedResult
 
-EventType = Literal["retrieval_start", "retrieval_end", "premise", "attempt", "token", "final", "error"]
+EventType = Literal["retrieval_start", "retrieval_end", "premise", "bridge", "attempt", "token", "final", "error"]
 
 
 class StreamEvent(BaseModel):

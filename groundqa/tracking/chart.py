@@ -1,9 +1,10 @@
-"""The comparison as a PNG: grouped bars of the headline metrics per run (matplotlib, no display needed)."""
+"""Charts as PNG (matplotlib, no display needed): the comparison of runs and the calibration curve."""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 from groundqa.tracking.comparison import Comparison
 from groundqa.tracking.runs import RunInfo
@@ -91,4 +92,36 @@ def plot_comparison(comparison: Comparison, path: str | Path, title: str | None 
     if path.parent != Path(""):
         path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="png", bbox_inches="tight")
+    return path
+
+
+def plot_calibration(report: Any, path: str | Path) -> Path | None:
+    """The calibration's optimisation curve as a PNG: each trial's fit score and the best so far, with the
+    starting gates' fit and check scores; ``None`` when no trial ran."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    if not report.trials:
+        return None
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure = Figure(figsize=(7.5, 4.2), dpi=110)
+    FigureCanvasAgg(figure)
+    ax = figure.add_subplot(1, 1, 1)
+    steps = [t.number for t in report.trials]
+    ax.scatter(steps, [t.score for t in report.trials], s=12, color="#8aa6c1", label="trial (fit set)")
+    ax.plot(steps, report.curve, color="#1f4e79", linewidth=2, label="best so far")
+    if report.fit_start is not None:
+        ax.axhline(report.fit_start, color="grey", linestyle="--", linewidth=1, label="starting gates (fit)")
+    if report.check_best is not None and report.check_start is not None:
+        ax.axhline(report.check_best, color="#2e7d32", linestyle=":", linewidth=1.5, label="best on check set")
+        ax.axhline(report.check_start, color="#c62828", linestyle=":", linewidth=1.5, label="start on check set")
+    ax.set_xlabel("trial")
+    ax.set_ylabel("mean grounding metric")
+    ax.set_title(f"gate calibration: kept the {report.kept} gates ({report.n_fit} fit / {report.n_check} check questions)",
+                 fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path)
     return path

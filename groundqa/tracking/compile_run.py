@@ -65,12 +65,29 @@ def log_program_evaluation(report: EvaluationReport, label: str) -> None:
     mlflow.log_metrics({f"{label}/{k}": v for k, v in report.flat_metrics("").items()})
 
 
-def log_compile(compiled: dspy.Module, directory: Path, baseline: dict[str, Any], final: dict[str, Any],
-                curve: Sequence[float], compile_s: float, register_as: str | None = None) -> None:
-    """The optimisation curve, the deltas, the saved program folder and the program as an MLflow model
-    (registered as ``register_as`` if given) on the active compile run."""
+def log_calibration_trial(trial: Any) -> None:
+    """One gate-calibration trial on the active compile run (``calibration/score`` at its step)."""
     import mlflow
 
+    mlflow.log_metric("calibration/score", trial.score, step=trial.number)
+
+
+def log_compile(compiled: dspy.Module, directory: Path, baseline: dict[str, Any], final: dict[str, Any],
+                curve: Sequence[float], compile_s: float, register_as: str | None = None) -> None:
+    """The optimisation curve, the deltas, the program's gates (params ``gates.<name>``) and calibration
+    outcome, the saved program folder and the program as an MLflow model (registered as ``register_as``
+    if given) on the active compile run."""
+    import mlflow
+
+    gates = getattr(compiled, "gates", None)
+    if gates is not None:
+        mlflow.log_params({f"gates.{name}": value for name, value in gates.model_dump().items()})
+    calibration = getattr(compiled, "calibration", None)
+    if calibration is not None:
+        mlflow.set_tag("calibration", calibration.kept)
+        mlflow.log_metrics({f"calibration/{k}": v for k, v in (
+            ("fit_start", calibration.fit_start), ("fit_best", calibration.fit_best),
+            ("check_start", calibration.check_start), ("check_best", calibration.check_best)) if v is not None})
     for step, score in enumerate(curve):
         mlflow.log_metric("curve/score", score, step=step)
     deltas = {f"delta/{k}": final[k] - baseline[k] for k in final

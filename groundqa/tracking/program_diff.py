@@ -1,5 +1,5 @@
-"""Diff the instructions and demos of two compiled programs: ``program.json`` files or folders, the
-``compiled/program.json`` artifact of a logged compile run, or the uncompiled baseline."""
+"""Diff the instructions, demos and grounding gates of two compiled programs: ``program.json`` files or
+folders, the ``compiled/program.json`` artifact of a logged compile run, or the uncompiled baseline."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from groundqa.programs.gates import Gates
 from groundqa.programs.grounded_qa import GroundedQA, QAConfig
 from groundqa.programs.persistence import save_program
 from groundqa.tracking.errors import TrackingError
@@ -182,6 +183,18 @@ def diff_programs(a: ProgramSource, b: ProgramSource) -> list[PredictorDiff]:
     return out
 
 
+def gates_of(state: dict[str, Any]) -> dict[str, Any]:
+    """The gates a program state holds (the declared defaults for a file saved before gates existed)."""
+    saved = state.get("gates") if isinstance(state.get("gates"), dict) else {}
+    return {**Gates().model_dump(), **{k: v for k, v in saved.items() if k in Gates.model_fields}}
+
+
+def diff_gates(a: ProgramSource, b: ProgramSource) -> list[tuple[str, Any, Any]]:
+    """``(gate, A's value, B's value)`` for every gate that differs."""
+    ga, gb = gates_of(a.state), gates_of(b.state)
+    return [(name, ga[name], gb[name]) for name in Gates.model_fields if ga[name] != gb[name]]
+
+
 def format_diff(a: ProgramSource, b: ProgramSource, diffs: Sequence[PredictorDiff]) -> list[tuple[str, str]]:
     """``(line, style)`` pairs for the terminal (style is a rich style or ``""``)."""
     lines: list[tuple[str, str]] = [(f"A: {a.label}", "bold"), (f"B: {b.label}", "bold")]
@@ -209,9 +222,13 @@ def format_diff(a: ProgramSource, b: ProgramSource, diffs: Sequence[PredictorDif
         lines.append((f"demos: {d.demos_a} -> {d.demos_b} (+{len(d.added)} added, -{len(d.removed)} removed)", ""))
         lines.extend((f"  + {label}", "green") for label in d.added)
         lines.extend((f"  - {label}", "red") for label in d.removed)
+    gates = diff_gates(a, b)
+    lines.extend([("", ""), (f"== gates: {len(gates)} changed", "bold cyan")])
+    lines.extend((f"  {name}: {va} -> {vb}", "yellow") for name, va, vb in gates)
     return lines
 
 
 def diff_to_dict(a: ProgramSource, b: ProgramSource, diffs: Sequence[PredictorDiff]) -> dict[str, Any]:
     """The diff as a JSON-ready dict (``--diff --json``)."""
-    return {"a": a.label, "b": b.label, "predictors": [asdict(d) for d in diffs]}
+    return {"a": a.label, "b": b.label, "predictors": [asdict(d) for d in diffs],
+            "gates": [{"name": name, "a": va, "b": vb} for name, va, vb in diff_gates(a, b)]}

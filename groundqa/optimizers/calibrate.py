@@ -1,0 +1,292 @@
+"""``CalibrateGates``: a DSPy optimizer that searches a program's grounding gates against the metric.
+
+Demos and instructions cannot move a threshold. The decisions that most change grounding quality —
+is this passage evidence, is this premise supported, does this sentence answer what was asked —
+are numbers (:class:`~groundqa.programs.gates.Gates`), and their right values depend on the corpus
+and the embedder. This optimizer fits them on the user's own train split:
+
+1. split the trainset into a *fit* part and a *check* part (stratified by should-abstain), unless a
+   ``valset`` is given for the check;
+2. score the program's current gates on *fit* (this pass pays for the LM calls and retrievals);
+3. run an Optuna TPE search (seeded) over every gate's declared range; each trial re-runs *fit*
+   with the LM and retrieval answers memoised, so a trial costs metric time, not LM time;
+4. score the best trial and the current gates on *check*; keep the best trial only if it is at least
+   as good there, else keep the current gates (never something worse than the defaults on check).
+
+What it cannot do is said, not hidden: a trainset too small to calibrate keeps the gates; a
+trainset (or check set) with no should-abstain question cannot calibrate abstention, so the gates
+that decide refusing are left alone; an interrupted search (Ctrl-C) keeps the best trial so far.
+The report (every trial, the winner, the check scores, the reasons) is ``compiled.calibration``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import dspy
+from pydantic import BaseModel, Field
+
+from groundqa.programs.gates import Gates
+
+MIN_TRAIN = 8
+#: Gates whose job is to refuse: they cannot be fitted without questions that should be refused.
+ABSTENTION_GATES = ("evidence_floor", "min_sources", "min_confidence", "premise_threshold", "premise_floor",
+                    "answerability", "contradiction")
+
+
+class Trial(BaseModel):
+    number: int
+    score: float
+    gates: dict[str, Any]
+    seconds: float
+
+
+class CalibrationReport(BaseModel):
+    """What the calibration did and why (also logged to MLflow by the compile)."""
+
+    kept: str = Field(description="'calibrated' or 'defaults'")
+    reasons: list[str] = Field(default_factory=list)
+    start: dict[str, Any] = Field(default_factory=dict, description="the gates before calibration")
+    best: dict[str, Any] = Field(default_factory=dict, description="the best trial's gates")
+    gates: dict[str, Any] = Field(default_factory=dict, description="the gates the program leaves with")
+    fit_start: float | None = None
+    fit_best: float | None = None
+    check_start: float | None = None
+    check_best: float | None = None
+    n_fit: int = 0
+    n_check: int = 0
+    trials: list[Trial] = Field(default_factory=list)
+    interrupted: bool = False
+    searched: list[str] = Field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def curve(self) -> list[float]:
+        """Best score so far after each trial (the optimisation curve)."""
+        out: list[float] = []
+        for trial in self.trials:
+            out.append(max(trial.score, out[-1]) if out else trial.score)
+        return out
+
+
+class _MemoLM(dspy.BaseLM):
+    """Serves a repeated request from memory (a calibration trial re-asks what the first pass asked)."""
+
+    def __init__(self, inner: dspy.BaseLM) -> None:
+        super().__init__(model=inner.model, model_type=inner.model_type, cache=False, num_retries=0)
+        self.inner = inner
+        self.kwargs = inner.kwargs
+        self.memo: dict[str, list[Any]] = {}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _MemoLM:
+        return self
+
+    def __call__(self, prompt: Any = None, *, messages: Any = None, **kwargs: Any) -> list[Any]:
+        key = json.dumps([prompt, messages, kwargs], sort_keys=True, default=str)
+        if key not in self.memo:
+            self.memo[key] = self.inner(prompt, messages=messages, **kwargs)
+        return list(self.memo[key])
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover - __call__ is overridden
+        raise NotImplementedError
+
+
+class _MemoRetrievals:
+    """An in-memory retrieval cache, used while no other cache is configured."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, Any] = {}
+
+    def get(self, key: str) -> Any:
+        return self.items.get(key)
+
+    def put(self, key: str, passages: Any) -> None:
+        self.items[key] = passages
+
+
+@contextlib.contextmanager
+def memoised(program: dspy.Module) -> Iterator[None]:
+    """LM calls and retrievals of ``program`` answered from memory after their first time."""
+    lm = dspy.settings.lm
+    retriever = getattr(program, "retriever", None)
+    saved = getattr(retriever, "cache", None)
+    if retriever is not None and saved is None:
+        retriever.cache = _MemoRetrievals()
+    try:
+        with dspy.context(lm=_MemoLM(lm) if lm is not None else None):
+            yield
+    finally:
+        if retriever is not None and saved is None:
+            retriever.cache = None
+
+
+def stratified_split(items: Sequence[Any], check_share: float, seed: int) -> tuple[list[Any], list[Any]]:
+    """``(fit, check)`` with ``check_share`` of the answerable and of the should-abstain items in check."""
+    fit: list[Any] = []
+    check: list[Any] = []
+    for flag in (False, True):
+        group = [e for e in items if bool(getattr(e, "should_abstain", False)) is flag]
+        random.Random(seed).shuffle(group)
+        cut = round(len(group) * check_share)
+        check.extend(group[:cut])
+        fit.extend(group[cut:])
+    return fit, check
+
+
+class CalibrateGates(dspy.teleprompt.Teleprompter):
+    """Fit ``student.gates`` to ``metric`` on the trainset (see the module docstring)."""
+
+    def __init__(self, metric: Callable[..., Any], n_trials: int = 60, seed: int = 0, check_share: float = 1 / 3,
+                 min_train: int = MIN_TRAIN, gates: Sequence[str] | None = None,
+                 on_trial: Callable[[Trial], None] | None = None, say: Callable[[str], None] | None = None,
+                 progress: bool = True) -> None:
+        super().__init__()
+        self.metric = metric
+        self.n_trials = n_trials
+        self.seed = seed
+        self.check_share = check_share
+        self.min_train = min_train
+        self.gates = tuple(gates) if gates is not None else tuple(Gates.search_space())
+        self.on_trial = on_trial
+        self.say = say or (lambda text: print(f"calibrate: {text}", file=sys.stderr))
+        self.progress = progress
+
+    # -- scoring -------------------------------------------------------------------------------
+    def score(self, program: dspy.Module, examples: Sequence[dspy.Example]) -> float:
+        """Mean metric of ``program`` over ``examples`` (a failing question scores 0)."""
+        total = 0.0
+        for example in examples:
+            try:
+                pred = program(**example.inputs())
+                total += float(self.metric(example, pred))
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except Exception:  # one question's failure is a zero, not the end of the search
+                continue
+        return total / len(examples) if examples else 0.0
+
+    # -- the optimizer -------------------------------------------------------------------------
+    def compile(self, student: dspy.Module, *, trainset: Sequence[dspy.Example],
+                valset: Sequence[dspy.Example] | None = None, **_: Any) -> dspy.Module:
+        started = time.perf_counter()
+        program = student.deepcopy()
+        gates: Gates | None = getattr(program, "gates", None)
+        if not isinstance(gates, Gates):
+            raise TypeError(f"{type(student).__name__} has no Gates to calibrate (expected a .gates attribute)")
+        start = gates.model_dump()
+        report = CalibrationReport(kept="defaults", start=start, gates=start)
+        program.calibration = report
+        if len(trainset) < self.min_train:
+            report.reasons.append(f"the trainset has {len(trainset)} question(s); calibration needs at least "
+                                  f"{self.min_train}: the gates keep their values")
+            self.say(report.reasons[-1])
+            return program
+        fit, check = (list(trainset), list(valset)) if valset else stratified_split(trainset, self.check_share, self.seed)
+        report.n_fit, report.n_check = len(fit), len(check)
+        names = list(self.gates)
+        if not any(e.get("should_abstain") for e in fit) or (check and not any(e.get("should_abstain") for e in check)):
+            names = [n for n in names if n not in ABSTENTION_GATES]
+            report.reasons.append("no should-abstain question in the fit or check set: abstention cannot be "
+                                  "calibrated, so its gates (" + ", ".join(ABSTENTION_GATES) + ") keep their values")
+            self.say(report.reasons[-1])
+        report.searched = names
+        if not names:
+            return program
+
+        with memoised(program):
+            self.say(f"scoring the current gates on {len(fit)} fit question(s) (the LM answers once, then from memory)")
+            report.fit_start = self.score(program, fit)
+            best_score, best_gates = report.fit_start, dict(start)
+            try:
+                best_score, best_gates = self._search(program, fit, names, start, report)
+            except KeyboardInterrupt:
+                report.interrupted = True
+                report.reasons.append(f"interrupted after {len(report.trials)} trial(s): the best so far is kept")
+                self.say(report.reasons[-1])
+                if report.trials:
+                    winner = max(report.trials, key=lambda t: t.score)
+                    if winner.score > best_score:
+                        best_score, best_gates = winner.score, winner.gates
+            report.fit_best, report.best = best_score, best_gates
+            self._decide(program, start, best_gates, check, report)
+        report.seconds = round(time.perf_counter() - started, 2)
+        self.say(f"kept the {report.kept} gates: fit {report.fit_start:.3f} -> {report.fit_best:.3f}"
+                 + (f", check {report.check_start:.3f} -> {report.check_best:.3f}" if report.check_best is not None
+                    else "") + f" ({len(report.trials)} trials, {report.seconds:.0f}s)")
+        return program
+
+    def _search(self, program: dspy.Module, fit: list[dspy.Example], names: list[str], start: dict[str, Any],
+                report: CalibrationReport) -> tuple[float, dict[str, Any]]:
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        space = Gates.search_space()
+        study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=self.seed))
+        study.enqueue_trial({n: start[n] for n in names})  # the current gates are trial 0
+        best_score, best_gates = report.fit_start or 0.0, dict(start)
+        bar = _progress(self.n_trials, self.progress)
+        for number in range(self.n_trials):
+            trial = study.ask()
+            values = dict(start)
+            for name in names:
+                low, high, kind = space[name]
+                values[name] = (trial.suggest_int(name, int(low), int(high)) if kind is int
+                                else round(trial.suggest_float(name, float(low), float(high)), 3))
+            t0 = time.perf_counter()
+            program.gates.load_state(values)
+            score = self.score(program, fit)
+            study.tell(trial, score)
+            record = Trial(number=number, score=round(score, 6), gates=values, seconds=round(time.perf_counter() - t0, 3))
+            report.trials.append(record)
+            if self.on_trial is not None:
+                self.on_trial(record)
+            if score > best_score + 1e-9:
+                best_score, best_gates = score, values
+            bar(number + 1, best_score)
+        program.gates.load_state(start)
+        return best_score, best_gates
+
+    def _decide(self, program: dspy.Module, start: dict[str, Any], best: dict[str, Any], check: list[dspy.Example],
+                report: CalibrationReport) -> None:
+        if best == start:
+            report.reasons.append("no trial beat the current gates on the fit set")
+            program.gates.load_state(start)
+            return
+        if check:
+            program.gates.load_state(start)
+            report.check_start = self.score(program, check)
+            program.gates.load_state(best)
+            report.check_best = self.score(program, check)
+            if report.check_best < report.check_start:
+                report.reasons.append(f"the best trial scored {report.check_best:.3f} on the check set, below the "
+                                      f"current gates' {report.check_start:.3f}: the current gates are kept")
+                program.gates.load_state(start)
+                return
+        program.gates.load_state(best)
+        report.kept, report.gates = "calibrated", dict(best)
+
+
+def _progress(total: int, enabled: bool) -> Callable[[int, float], None]:
+    if not enabled or not sys.stderr.isatty():
+        return lambda done, best: None
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, desc="calibrating gates", unit="trial", file=sys.stderr)
+
+    def update(done: int, best: float) -> None:
+        bar.n = done
+        bar.set_postfix(best=f"{best:.3f}")
+        bar.refresh()
+        if done >= total:
+            bar.close()
+
+    return update
+
+
+__all__ = ["ABSTENTION_GATES", "CalibrateGates", "CalibrationReport", "Trial", "memoised", "stratified_split"]

@@ -1,0 +1,275 @@
+"""Answerability, checked in code: does an answer contain what the question asks for?
+
+A grounded answer can cite a real passage and still not answer: "What is the annual budget of the
+garden?" answered with the garden's founding date is faithful, cited and useless. So every answer,
+generated or extractive, is checked against what the question asks for:
+
+* the **answer type** read off the question's wording — ``date`` (when, what year, which day),
+  ``number`` (how many/much/long/high/old…, at what temperature), ``person`` (who), ``place``
+  (where, in which city), ``organisation`` (which company/school…), ``yes_no`` (did/is/has…), or
+  none for an open "what";
+* the **asked attribute**: the question's content words that are not names it pins ("annual budget",
+  "population", "temperature", "train"). A term counts as present when a word of the answer (or its
+  passage title) shares its stem or a synonym, or, for a dimension ("how deep", "what temperature"),
+  when the answer gives a unit of that dimension ("84 metres", "minus 18 degrees").
+
+``score = coverage of the asked attribute`` (main-clause terms weigh 1, terms of a relative clause
+0.5, of a trailing "before/after/while…" clause 0.3) when the answer holds a value of the asked type, else 0. A dimension the
+question asks for ("how *tall*", "what does it *cost*", "how many people *live*") and a year it pins
+("in *2021*") belong to the type: without them the answer scores 0.
+The program keeps an answer only when ``score >= gates.answerability`` (a learnable gate); otherwise
+it tries the next-best sentence and then abstains with ``not_answered``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from groundqa.judges.lexical import NEGATIONS, features, stem
+from groundqa.text import strip_citations
+
+AnswerType = Literal["date", "number", "person", "place", "organisation", "yes_no"]
+
+_AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)"
+_DATE_Q = re.compile(
+    r"^(?:(?:in|during|on|since|by|until|from|at) )?(?:when|(?:what|which) (?:year|decade|century|month|date|day|"
+    r"season|time|period|era))\b", re.I)
+_NUMBER_Q = re.compile(
+    r"^(?:(?:at|to|by|in) )?(?:how (?:many|much|long|old|far|tall|high|deep|big|large|wide|heavy|fast|often|"
+    r"early|late)|(?:what|which) (?:number|percentage|percent|share|proportion|amount|temperature|speed|depth|"
+    r"height|altitude|distance|length|age|size|area|population|cost|price|fee|budget|salary|capacity|weight|"
+    r"rate|total|sum|score))\b", re.I)
+_PERSON_Q = re.compile(
+    r"^(?:(?:by|for|to|with|from) )?(?:who|whom|whose|(?:which|what) (?:person|man|woman|architect|artist|"
+    r"composer|writer|author|painter|engineer|scientist|mayor|king|queen|leader|founder|player|captain|"
+    r"director|designer|builder|owner|president|teacher|student|musician|poet|sculptor|doctor))\b", re.I)
+_PLACE_Q = re.compile(
+    r"^(?:(?:in|at|to|from|near|on) )?(?:where|(?:which|what) (?:city|town|village|country|region|province|"
+    r"island|state|county|place|port|street|river|mountain|lake|continent|district|harbou?r))\b", re.I)
+_ORG_Q = re.compile(
+    r"^(?:(?:at|for|by|with|from|in) )?(?:which|what) (?:company|firm|organi[sz]ation|institution|university|"
+    r"school|college|team|club|publisher|newspaper|orchestra|band|party|bank|shipyard|museum|library|agency|"
+    r"ministry|department|committee|council|group|body)\b", re.I)
+_YES_NO_Q = re.compile(rf"^{_AUX}\b", re.I)
+
+# Words of the wh-phrase that name the asked type, not an attribute ("in which *city*", "what *year*").
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+_TYPE_NOUNS = frozenset(stem(w) for w in _words("""year decade century month date day season time period era number
+    person man woman city town village country region province place state county continent district
+    company firm organisation organization institution group body kind type"""))
+
+_MONTHS = _words("january february march april may june july august september october november december "
+           "monday tuesday wednesday thursday friday saturday sunday spring summer autumn winter")
+_DATE_VALUE = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2}|[0-9]{1,2}(?:st|nd|rd|th) century|(?:" + "|".join(_MONTHS)
+                         + r")s?|(?:first|second|third|fourth|last) (?:week|day|weekend))\b", re.I)
+_NUMBER_VALUE = re.compile(
+    r"\b(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
+    r"thousand|million|billion|dozen|half|quarter|twice|once|double|single)\b", re.I)
+_NAME_VALUE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z\u00C0-\u024F]+|\b[A-Z]{2,}\b")
+
+# Words that frame the slot without naming what is asked ("at its deepest *point*").
+_FILLER = frozenset(stem(w) for w in _words("""point part way name called known exactly approximately roughly about
+    currently today now usually typically actually main total"""))
+# Terms after one of these belong to a trailing clause ("... *before* joining the authority"): they
+# narrow the question, the main clause says what is asked, so they weigh half.
+_SUBORDINATE = re.compile(r"\b(?:before|after|while|during|since|because|although|though|until|unless|if)\b", re.I)
+# A relative clause sits inside the main one ("the engineer *who built the railway* born"): its terms
+# weigh half too, except the question's last word, which is where the main clause resumes.
+_RELATIVE = re.compile(r"\b(?:who|whom|whose|which|that|where)\b", re.I)
+
+# A dimension attribute is present when the answer gives one of its units or words.
+_DIMENSIONS: dict[str, frozenset[str]] = {
+    stem(key): frozenset(stem(w) for w in _words(words))
+    for key, words in {
+        "high": "high height tall elevation altitude rise metre meter feet foot ft km kilometre",
+        "tall": "tall height high metre meter feet foot storey floor",
+        "deep": "deep depth metre meter feet foot fathom",
+        "long": "long length metre meter kilometre km mile feet minute hour day week month year second",
+        "far": "far distance kilometre km mile metre meter away",
+        "old": "old age aged year born",
+        "wide": "wide width metre meter kilometre km feet",
+        "big": "big large size area hectare acre square kilometre km metre",
+        "large": "large big size area hectare acre square",
+        "temperature": "temperature degree celsius fahrenheit kelvin minus",
+        "heavy": "heavy weight tonne ton kilogram kg pound",
+        "fast": "fast speed knot kilometre km mile hour",
+        "often": "often every daily weekly monthly yearly annually times",
+        "much": "much cost price fee pound dollar euro crown",
+        "cost": "cost price fee pound dollar euro crown",
+        "population": "population resident inhabitant people live census",
+        "live": "live resident inhabitant population people home",
+        "born": "born birth",
+        "died": "die death",
+        "married": "married marry wife husband spouse wed",
+        "founded": "found establish begin start open create",
+        "built": "build construct complete erect open",
+    }.items()
+}
+
+
+# Words that say the same thing as an asked term without being a dimension of it.
+_SYNONYMS: dict[str, frozenset[str]] = {
+    stem(key): frozenset(stem(w) for w in _words(words))
+    for key, words in {
+        "belong": "member part",
+        "store": "keep kept hold house",
+        "teach": "lecture professor taught",
+        "work": "employ job worked",
+        "design": "designer plan",
+        "write": "author wrote writer",
+        "lead": "led leader head",
+        "premiere": "first performed premiered",
+    }.items()
+}
+
+
+def _type_of(question: str) -> AnswerType | None:
+    q = question.strip()
+    for kind, pattern in (("date", _DATE_Q), ("number", _NUMBER_Q), ("person", _PERSON_Q), ("place", _PLACE_Q),
+                          ("organisation", _ORG_Q)):
+        if pattern.match(q):
+            return kind  # type: ignore[return-value]
+    if _YES_NO_Q.match(q):
+        return "yes_no"
+    return None
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a question asks for: the answer type and the asked attribute (stems), and the names it pins."""
+
+    question: str
+    kind: AnswerType | None
+    attribute: tuple[str, ...]
+    names: frozenset[str]
+    weights: tuple[float, ...] = ()
+    """Weight of each attribute term: 1 in the main clause, 0.5 for the slot's noun and in a relative
+    clause, 0.3 in a trailing one."""
+
+    @property
+    def required(self) -> frozenset[str]:
+        """Terms the answer cannot do without: an asked dimension and a year the question pins."""
+        weights = dict(zip(self.attribute, self.weights or (1.0,) * len(self.attribute), strict=True))
+        return frozenset(t for t in self.attribute
+                         if (t in _DIMENSIONS and weights[t] >= 1.0) or (len(t) == 4 and t.isdigit()))
+
+
+@lru_cache(maxsize=4096)
+def asked(question: str) -> Asked:
+    """Read the answer type and the asked attribute off ``question``."""
+    feats = features(question)
+    name_tokens = {tok for name in feats.names for tok in name}
+    kind = _type_of(question)
+    body = question.strip().rstrip("?")
+    start = len(body.split(maxsplit=1)[0]) if body else 0
+    trailing = _SUBORDINATE.search(body, pos=start)
+    main_text = body[: trailing.start()] if trailing else body
+    relative = _RELATIVE.search(main_text, pos=start)
+    embedded = features(main_text[relative.start():]).content if relative else frozenset()
+    if relative:
+        words = [w for w in main_text[relative.start():].split()[1:] if features(w).content]
+        main_text = main_text[: relative.start()] + " " + (words[-1] if words else "")
+    main = features(main_text).content
+    slot = _slot_noun(body)
+    terms: dict[str, float] = {}
+    for token in feats.content:
+        term = _superlative_base(token)
+        if token in name_tokens or term in _TYPE_NOUNS or term in _FILLER:
+            continue
+        if token.isdigit() and not (len(token) == 4 and token in feats.numbers):
+            continue  # a year the question pins must be in the answer ("in 2021"); other numbers need not
+        weight = 0.5 if token == slot else 1.0 if token in main else 0.5 if token in embedded else 0.3
+        terms[term] = max(terms.get(term, 0.0), weight)
+    order = sorted(terms, key=lambda t: (question.lower().find(t[:4]) % 10_000))
+    return Asked(question, kind, tuple(order), frozenset(name_tokens), tuple(terms[t] for t in order))
+
+
+_SLOT_NOUN = re.compile(rf"^(?:\w+ )?(?i:which|what|how many|how much) (?:[a-z]+ )?([a-z]+) (?:{_AUX}|[a-z]+(?:ed|s))\b")
+
+
+def _slot_noun(question: str) -> str | None:
+    """The noun of the wh-slot ("which *party* is …", "how many *items* does …"): the answer names an
+    instance of it ("the Coastal League", "40,000 charts"), often without the noun itself, so it weighs 0.5."""
+    match = _SLOT_NOUN.match(question)
+    if not match or match.group(1).lower() in {"is", "are", "was", "were", "do", "does", "did"}:
+        return None
+    word = match.group(1)
+    return None if word[:1].isupper() else stem(word)
+
+
+def _superlative_base(token: str) -> str:
+    """"deepest" -> "deep", "highest" -> "high" (the dimension asked about)."""
+    return stem(token[:-3]) if token.endswith("est") and len(token) > 6 else token
+
+
+@dataclass(frozen=True)
+class Answerability:
+    """How much of what was asked an answer contains."""
+
+    score: float
+    has_type: bool
+    coverage: float
+    missing: tuple[str, ...]
+
+    def feedback(self, what: Asked) -> str:
+        """The contract's feedback when the answer falls short."""
+        if not self.has_type:
+            return {
+                "date": "The question asks when: answer with the year or date the passages give.",
+                "number": "The question asks for a quantity: answer with the number the passages give.",
+                "person": "The question asks who: answer with the person's name from the passages.",
+                "place": "The question asks where: answer with the place the passages name.",
+                "organisation": "The question asks which organisation: name it from the passages.",
+                "yes_no": "The question asks yes or no: answer only from a passage that says so.",
+            }.get(what.kind or "", "The answer does not contain what the question asks for.")
+        return ("The answer does not say what the question asks about ("
+                + ", ".join(self.missing) + "): answer from a sentence that states it, or reply NOT IN SOURCES.")
+
+
+def _has_type(kind: AnswerType | None, text: str, question_names: frozenset[str]) -> bool:
+    if kind is None:
+        return True
+    if kind == "date":
+        return bool(_DATE_VALUE.search(text))
+    if kind == "number":
+        return bool(_NUMBER_VALUE.search(text))
+    if kind == "yes_no":
+        return True  # a yes/no answer is judged by its attribute (and, for "No", by an explicit negation)
+    names = {m.group(0).lower() for m in _NAME_VALUE.finditer(text)}
+    return bool({stem(n) for n in names} - question_names - {"the", "a", "an", "he", "she", "it", "they", "in"})
+
+
+def _term_present(term: str, answer: frozenset[str], prefixes: frozenset[str]) -> bool:
+    if term in answer or (len(term) >= 5 and term[:5] in prefixes):
+        return True
+    related = _DIMENSIONS.get(term, frozenset()) | _SYNONYMS.get(term, frozenset())
+    return bool(related & answer)
+
+
+def check(what: Asked, answer: str, title: str = "") -> Answerability:
+    """Score ``answer`` (citation marks ignored; ``title`` is its passage's title) against ``what``."""
+    text = strip_citations(answer)
+    feats = features(f"{title}. {text}" if title else text)
+    missing = tuple(t for t in what.attribute if not _term_present(t, feats.content, feats.prefixes))
+    # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
+    has_type = _has_type(what.kind, text, what.names) and not what.required & set(missing)
+    weights = dict(zip(what.attribute, what.weights or (1.0,) * len(what.attribute), strict=True))
+    total = sum(weights.values())
+    coverage = 1.0 - sum(weights[t] for t in missing) / total if total else 1.0
+    return Answerability(round(coverage if has_type else 0.0, 4), has_type, round(coverage, 4), missing)
+
+
+def states_negation(what: Asked, sentence: str) -> bool:
+    """The sentence explicitly denies the asked event ("… has never worked in engineering")."""
+    feats = features(sentence)
+    return bool(feats.negated or (NEGATIONS & set(sentence.lower().split())))
+
+
+__all__ = ["Answerability", "AnswerType", "Asked", "asked", "check", "states_negation"]

@@ -1,0 +1,104 @@
+"""Contradicted premises: find the passage sentence that says a presupposition is false.
+
+A corpus that is silent about a presupposition and a corpus that contradicts it call for different
+answers. Silent: refuse (``premise_unsupported``). Contradicted: say the premise is false and cite
+the sentence that says otherwise (``premise_contradicted``, CREPE's *correction*). A sentence
+contradicts a claim when it is about the same thing (it covers at least ``threshold`` of the claim's
+other content words, and every name the claim pins) and conflicts with it in one of four ways:
+
+* **year** — the claim's year is absent and the sentence gives another one for the same event
+  ("left in 1995" / "retired … in 2011");
+* **antonym** — it states the opposite predicate ("added" / "removed", "plaintext" / "hashed");
+* **negation** — it negates one of the claim's words ("… has never worked in engineering");
+* **person** — it gives the same relation to a namesake ("designed by *Odile* Marchetti" for a
+  claim about Paolo Marchetti).
+
+Deterministic and lexical (:mod:`groundqa.judges.lexical`), like the offline judge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from groundqa.judges.lexical import TextFeatures, features, names_conflict, stem
+from groundqa.signatures.types import Passage
+from groundqa.text import split_sentences, strip_citations
+
+ConflictKind = Literal["year", "antonym", "negation", "person"]
+
+_PAIRS = """add remove | add drop | hash plaintext | open close | win lose | join leave | approve reject |
+    increase decrease | increase reduce | begin end | start end | start stop | buy sell | rise fall | accept refuse |
+    accept reject | allow ban | allow forbid | allow prohibit | enter exit | arrive depart | import export |
+    public private | north south | east west | first last | succeed fail | alive dead | marry divorce |
+    hire fire | build demolish | include exclude | support oppose | expand shrink | elect defeat | gain lose |
+    encrypt plaintext | require optional | enable disable | keep abolish | keep scrap | introduce abolish |
+    introduce remove | add abolish | grow shrink | survive die | continue stop | continue end"""
+ANTONYMS: dict[str, frozenset[str]] = {}
+for _pair in _PAIRS.split("|"):
+    _a, _b = (stem(w) for w in _pair.split())
+    ANTONYMS[_a] = ANTONYMS.get(_a, frozenset()) | {_b}
+    ANTONYMS[_b] = ANTONYMS.get(_b, frozenset()) | {_a}
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """A passage sentence that contradicts a claim, and how."""
+
+    passage: int
+    sentence: str
+    kind: ConflictKind
+    detail: str
+    coverage: float
+
+
+def _years(feats: TextFeatures) -> set[str]:
+    return {n for n in feats.numbers if len(n) == 4 and n.isdigit() and 1000 <= int(n) <= 2100}
+
+
+def _conflict(claim: TextFeatures, unit: TextFeatures) -> tuple[ConflictKind, str, set[str]] | None:
+    """The first conflict between ``claim`` and ``unit``, with the claim tokens it accounts for."""
+    for token in sorted(claim.content):
+        opposite = ANTONYMS.get(token, frozenset()) & unit.content
+        if opposite and token not in unit.content:
+            return "antonym", "states the opposite", {token}
+    negated = (unit.negated & claim.content) - claim.negated
+    if negated:
+        return "negation", "denies it", set()
+    claimed, stated = _years(claim), _years(unit)
+    if claimed and stated and not claimed & stated:
+        return "year", f"gives {', '.join(sorted(stated))}, not {', '.join(sorted(claimed))}", claimed
+    if names_conflict(claim.names, unit.names, claim.tokens):
+        return "person", "names another person", {t for name in claim.names for t in name[:-1]}
+    return None
+
+
+def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float) -> Contradiction | None:
+    """The passage sentence that best contradicts ``claim`` (``None`` when none does)."""
+    wanted = features(claim)
+    if not wanted.content:
+        return None
+    best: Contradiction | None = None
+    for index, passage in enumerate(passages):
+        for raw in split_sentences(passage.text):
+            sentence = strip_citations(raw)
+            unit = features(f"{passage.title}. {sentence}" if passage.title else sentence)
+            found = _conflict(wanted, features(sentence))
+            if found is None:
+                continue
+            kind, detail, explained = found
+            pinned = {t for name in wanted.names for t in name}
+            if any(not unit.covers(t) for t in pinned - explained):
+                continue  # about something else: every name the claim pins must be there
+            # what the claim says about them (names, numbers and the conflict itself left out)
+            rest = [t for t in wanted.content if t not in explained and t not in wanted.numbers and t not in pinned]
+            if kind in ("year", "person") and len(rest) < 2:
+                continue  # a name or a year with one noun asserts no event that another year or person denies
+            coverage = sum(unit.covers(t) for t in rest) / len(rest) if rest else 1.0
+            if coverage >= threshold and (best is None or coverage > best.coverage):
+                best = Contradiction(index, sentence, kind, detail, round(coverage, 4))
+    return best
+
+
+__all__ = ["ANTONYMS", "Contradiction", "find_contradiction"]

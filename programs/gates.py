@@ -1,0 +1,83 @@
+"""The grounding gates: every number GroundedQA decides with, as learnable program state.
+
+A grounded-QA program decides with thresholds (is this passage evidence? is this premise supported?
+does this sentence answer what was asked?) as much as with prompts. Retrieval-score distributions
+differ by corpus and embedder, so hand-set floors do not transfer: they belong to the program's
+state, next to its prompts and demos. :class:`Gates` is a DSPy ``Parameter``, so ``program.save`` /
+``load`` round-trip it, ``named_parameters()`` finds it, MLflow logs it as params and ``groundqa
+compare --diff`` shows it; the calibration optimizer (:mod:`groundqa.programs.calibrate`) searches it.
+
+Each field declares its search range (``search``: low, high) beside its description; the calibrator
+reads the ranges from here, so a new gate is searchable the moment it is declared.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dspy.predict.parameter import Parameter
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def _gate(default: float | int, low: float | int, high: float | int, description: str, **kw: Any) -> Any:
+    return Field(default=default, description=description, json_schema_extra={"search": [low, high]}, **kw)
+
+
+class Gates(BaseModel, Parameter):
+    """Decision thresholds and sizes of :class:`~groundqa.programs.grounded_qa.GroundedQA`."""
+
+    model_config = ConfigDict(validate_assignment=True, extra="forbid")
+
+    k: int = _gate(4, 2, 8, "passages retrieved per query", ge=1, le=50)
+    lexical_weight: float = _gate(
+        0.15, 0.0, 0.5, "weight of word overlap when re-ranking twice k dense hits (0: dense order only)")
+    premise_k: int = _gate(6, 2, 10, "passages retrieved to check one presupposition", ge=1, le=50)
+    max_passages: int = _gate(5, 2, 6, "passages numbered in the context the LM sees", ge=1, le=50)
+    evidence_floor: float = _gate(0.3, 0.1, 0.6, "retrieval score a passage needs to count as evidence")
+    min_sources: int = _gate(1, 1, 2, "evidence passages needed to attempt an answer", ge=1)
+    min_confidence: float = _gate(0.35, 0.1, 0.7, "answers below this confidence are withheld (low_confidence)")
+    premise_threshold: float = _gate(0.6, 0.3, 0.9, "judge confidence a presupposition needs to count as supported")
+    premise_floor: float = _gate(0.25, 0.1, 0.6, "retrieval score a presupposition's best passage needs")
+    support_threshold: float = _gate(0.5, 0.3, 0.8, "judge support a generated sentence needs from its citations")
+    answer_floor: float = _gate(0.3, 0.1, 0.6, "score an extractive sentence needs to be quoted as an answer")
+    answerability: float = _gate(
+        0.6, 0.0, 1.0, "how much of what the question asks (answer type and asked attribute) an answer must "
+        "contain; below it the next-best sentence is tried, then the program abstains (not_answered)")
+    contradiction: float = _gate(
+        0.6, 0.4, 0.95, "coverage of a presupposition a passage needs before its conflicting value or "
+        "antonym counts as contradicting it (premise_contradicted)")
+    bridge_floor: float = _gate(0.3, 0.1, 0.6, "retrieval score a bridge-hop passage needs to join the evidence")
+
+    # -- the DSPy Parameter protocol (named_parameters / dump_state / load_state / reset_copy) ------
+    def dump_state(self, json_mode: bool = True) -> dict[str, Any]:
+        return self.model_dump(mode="json" if json_mode else "python")
+
+    def load_state(self, state: dict[str, Any]) -> Gates:
+        """Set the gates from a saved state (validated as a whole first: nothing changes on an error)."""
+        values = type(self).model_validate({**self.model_dump(), **dict(state)})
+        for name in type(self).model_fields:
+            object.__setattr__(self, name, getattr(values, name))
+        return self
+
+    def reset(self) -> None:
+        """Optimizers call ``reset`` on a fresh copy; gates keep their values (they are not demos)."""
+
+    @classmethod
+    def search_space(cls) -> dict[str, tuple[float | int, float | int, type]]:
+        """``{name: (low, high, int|float)}`` for every gate, from the fields' declarations."""
+        space: dict[str, tuple[float | int, float | int, type]] = {}
+        for name, field in cls.model_fields.items():
+            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+            low, high = extra["search"]  # type: ignore[misc]
+            space[name] = (low, high, field.annotation if field.annotation in (int, float) else float)  # type: ignore[assignment]
+        return space
+
+    def changed(self, other: Gates | None = None) -> dict[str, tuple[Any, Any]]:
+        """Gates whose value differs from ``other`` (default: the declared defaults), as (theirs, ours)."""
+        base = other.model_dump() if other is not None else type(self)().model_dump()
+        return {k: (base[k], v) for k, v in self.model_dump().items() if base[k] != v}
+
+
+GATE_NAMES = tuple(Gates.model_fields)
+
+__all__ = ["GATE_NAMES", "Gates"]

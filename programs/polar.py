@@ -1,0 +1,89 @@
+"""Yes/no questions answered only from a passage that says so, else refused.
+
+"Did Paolo Marchetti ever work in engineering?" has three honest answers: *yes* with the sentence
+that states it, *no* with the sentence that denies it ("… has never worked in engineering"), or a
+refusal when the corpus is silent. A topical sentence about Paolo Marchetti is none of them, so a
+polar question never falls back to "the best-matching sentence": it is turned into its statement
+("Paolo Marchetti work in engineering"), and
+
+* **yes** needs one passage that entails the statement (the entailment judge, ``support_threshold``)
+  with one sentence that holds every content word of it ("sold" is not "sold abroad");
+* **no** needs one sentence that contradicts it (:mod:`.contradiction`, ``contradiction`` gate);
+* anything else is ``not_answered``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from groundqa.judges import EntailmentJudge
+from groundqa.judges.lexical import features
+from groundqa.text import split_sentences, strip_citations
+
+from .context import NumberedContext
+from .contradiction import find_contradiction
+
+_AUX = re.compile(r"^(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)\s+",
+                  re.I)
+_EVER = re.compile(r"\b(?:ever|already|still|once)\s+", re.I)
+
+
+def statement(question: str) -> str:
+    """The statement a yes/no question asks about: "Did X ever work at Y?" -> "X work at Y"."""
+    text = _AUX.sub("", question.strip().rstrip("?").strip(), count=1)
+    return _EVER.sub("", text).strip()
+
+
+@dataclass(frozen=True)
+class PolarAnswer:
+    """A cited *yes* or *no*: the verdict, the passage number and the sentence that decides it."""
+
+    verdict: Literal["yes", "no"]
+    number: int
+    sentence: str
+    support: float
+
+    @property
+    def text(self) -> str:
+        return f"{self.verdict.capitalize()}. {self.sentence.rstrip()} [{self.number}]"
+
+
+def polar_answer(question: str, context: NumberedContext, judge: EntailmentJudge, support_threshold: float,
+                 contradiction_threshold: float) -> PolarAnswer | None:
+    """A cited yes or no for ``question`` from ``context``, or ``None`` when no passage decides it."""
+    claim = statement(question)
+    if not claim:
+        return None
+    best: PolarAnswer | None = None
+    for number, passage in enumerate(context.passages, start=1):
+        verdict = judge.judge(claim, [passage.text if not passage.title else f"Title: {passage.title}\n{passage.text}"])
+        if not verdict.entailed or verdict.support < support_threshold:
+            continue
+        sentence, coverage = _best_sentence(claim, passage.text, passage.title)
+        if coverage == 1.0 and (best is None or verdict.support > best.support):
+            best = PolarAnswer("yes", number, sentence, round(verdict.support, 4))
+    if best is not None:
+        return best
+    denial = find_contradiction(claim, context.passages, contradiction_threshold)
+    if denial is None or denial.kind not in ("negation", "antonym"):
+        return None
+    return PolarAnswer("no", denial.passage + 1, denial.sentence, denial.coverage)
+
+
+def _best_sentence(claim: str, text: str, title: str = "") -> tuple[str, float]:
+    """The passage sentence covering most of ``claim``'s content words, and the share it covers (names may
+    come from the passage title: "She retired in 2011" under "Odile Marchetti")."""
+    wanted = features(claim).content
+    sentences = [strip_citations(s) for s in split_sentences(text)] or [text]
+
+    def covered(sentence: str) -> float:
+        unit = features(f"{title}. {sentence}" if title else sentence)
+        return sum(unit.covers(t) for t in wanted) / len(wanted) if wanted else 0.0
+
+    best = max(sentences, key=covered)
+    return best, covered(best)
+
+
+__all__ = ["PolarAnswer", "polar_answer", "statement"]
