@@ -34,6 +34,8 @@ import dspy
 from benchmarks.meters import Instrumented, Meter, MeteredLM, MeteredRetriever, QuestionUsage, percentile
 from benchmarks.registry import register
 from benchmarks.suite_setup import (
+    CALIBRATION_TRIALS,
+    CALIBRATION_TRIALS_QUICK,
     COMPILE_BUDGET,
     COMPILE_MAX,
     build_store,
@@ -66,6 +68,7 @@ def program_row(name: str, report: Any, usage: list[QuestionUsage], setup_s: flo
     """The figures of one program: quality from the evaluation report, cost from the usage records."""
     overall = report.metrics.overall.metrics
     answerable = [r.scores.score for r in report.records if not r.scores.should_abstain]
+    multi = [r for r in report.records if r.type == "multi" and not r.scores.should_abstain]
     n = max(1, len(usage))
     total = sum(u.latency_s for u in usage)
     lm_s = sum(u.lm_s for u in usage)
@@ -78,7 +81,10 @@ def program_row(name: str, report: Any, usage: list[QuestionUsage], setup_s: flo
         "score": overall.get("score"),
         "answerable_quality": _mean(answerable),
         "abstain_f1": overall.get("abstain_f1"),
+        "abstain_recall": overall.get("abstain_recall"),
         "over_abstention_rate": overall.get("over_abstention_rate"),
+        "multi_hop_correct": (sum(1 for r in multi if not r.abstained and (r.scores.str_em or 0) >= 1) / len(multi)
+                              if multi else None),
         "citation_precision": overall.get("citation_precision"),
         "citation_recall": overall.get("citation_recall"),
         "str_em": overall.get("str_em"),
@@ -131,6 +137,7 @@ def run_quality(
     seed: int = 13,
     progress: bool = True,
     adapter: Any = None,
+    quick: bool = False,
 ) -> dict[str, Any]:
     """Evaluate every program of ``programs`` on ``questions`` with ``inner_lm`` over ``store``.
 
@@ -179,9 +186,13 @@ def run_quality(
             else:
                 if progress:
                     say(f"quality: compiling GroundedQA (BootstrapFewShot, extractive teacher, "
-                         f"<= {COMPILE_MAX} answerable train questions, {COMPILE_BUDGET} demos) ...")
+                         f"<= {COMPILE_MAX} answerable train questions, {COMPILE_BUDGET} demos; then gate calibration "
+                         f"on {'at most 36' if quick else 'all'} {len(train)} train questions) ...")
                 with dspy.context(lm=guarded, adapter=adapter):
-                    compiled, compile_info = compile_quick(student, train, settings, seed)
+                    compiled, compile_info = compile_quick(
+                        student, train, settings, seed,
+                        trials=CALIBRATION_TRIALS_QUICK if quick else CALIBRATION_TRIALS,
+                        calibrate_on=36 if quick else None)
                 built[name] = (compiled, True, time.perf_counter() - started)
         else:
             raise ValueError(f"unknown program {name!r}; choose from {', '.join(PROGRAMS)}")
@@ -209,7 +220,8 @@ def run_quality(
 # -- tables, notes, chart --------------------------------------------------------------------
 QUALITY_COLUMNS = [
     ("Program", "program"), ("Composite", "score"), ("Answerable quality", "answerable_quality"),
-    ("Abstention F1", "abstain_f1"), ("Over-abstention", "over_abstention_rate"),
+    ("Abstention F1", "abstain_f1"), ("Abstention recall", "abstain_recall"), ("Over-abstention", "over_abstention_rate"),
+    ("Multi-hop correct", "multi_hop_correct"),
     ("Citation precision", "citation_precision"), ("Citation recall", "citation_recall"), ("STR-EM", "str_em"),
     ("Errors", "error_rate"),
 ]
@@ -231,6 +243,49 @@ def _round(value: Any) -> Any:
 
 def _f(value: Any, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
+
+
+GATE_TARGETS = (  # the grounding-gates issue's targets for GroundedQA (premise verification on)
+    ("answerable_quality", ">=", 0.80), ("abstain_f1", ">=", 0.90), ("abstain_recall", ">=", 0.85),
+    ("over_abstention_rate", "<=", 0.10), ("multi_hop_correct", ">=", 0.70),
+    ("latency_p50_s", "<=", 0.7), ("latency_p95_s", "<=", 2.0),
+)
+
+
+def gate_target_notes(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The grounding-gates targets next to the measured values, and compiled − baseline composite."""
+    by = {r["program"]: r for r in rows}
+    notes: list[str] = []
+    for name in (GQA, GQA_COMPILED):
+        g = by.get(name)
+        if g is None:
+            continue
+        parts = []
+        for key, how, target in GATE_TARGETS:
+            value = g.get(key)
+            if value is None:
+                continue
+            ok = value >= target if how == ">=" else value <= target
+            parts.append(f"{key} {value:.3f} ({how} {target}: {'met' if ok else 'MISSED'})")
+        notes.append(f"Gate targets — {name}: " + "; ".join(parts) + ".")
+    if GQA in by and GQA_COMPILED in by:
+        delta = (by[GQA_COMPILED]["score"] or 0.0) - (by[GQA]["score"] or 0.0)
+        notes.append(f"Compiled (demos + calibrated gates) − baseline composite: {delta:+.3f} "
+                     f"(target ≥ +0.08: {'met' if delta >= 0.08 else 'MISSED'}).")
+    return notes
+
+
+def type_table(reports: dict[str, Any]) -> dict[str, Any] | None:
+    """Composite per question type (rows: programs)."""
+    if not reports:
+        return None
+    types = sorted({t for rep in reports.values() for t in rep.metrics.by_type})
+    rows = [[name, *[_round(rep.metrics.by_type[t].metrics.get("score")) if t in rep.metrics.by_type else None
+                     for t in types]] for name, rep in reports.items()]
+    counts = next(iter(reports.values())).metrics.by_type
+    return {"title": "Composite by question type", "columns": ["Program", *[f"{t} ({counts[t].counts.get('n', '')})"
+                                                                             if t in counts else t for t in types]],
+            "rows": rows}
 
 
 def target_notes(rows: Sequence[dict[str, Any]]) -> list[str]:
@@ -286,7 +341,7 @@ def quality_result(outcome: dict[str, Any], config: dict[str, Any], extra_notes:
     """The registry result dict (tables, notes, chart) of a :func:`run_quality` outcome."""
     rows = outcome["rows"]
     n = rows[0]["n"] if rows else 0
-    notes = list(extra_notes) + target_notes(rows)
+    notes = list(extra_notes) + target_notes(rows) + gate_target_notes(rows)
     by = {r["program"]: r for r in rows}
     if REFINE in by:
         notes.append(f"RefineRAG: {by[REFINE]['refine_failed_rollouts']} Refine rollout(s) or advice call(s) failed "
@@ -331,6 +386,7 @@ def quality_result(outcome: dict[str, Any], config: dict[str, Any], extra_notes:
             {"title": f"Quality ({n} questions)", "columns": [c for c, _ in QUALITY_COLUMNS],
              "rows": _rows(rows, QUALITY_COLUMNS)},
             {"title": "Cost per question", "columns": [c for c, _ in COST_COLUMNS], "rows": _rows(rows, COST_COLUMNS)},
+            *([table] if (table := type_table(outcome.get("reports", {}))) else []),
         ],
         "notes": notes,
         "chart": chart,
@@ -363,7 +419,7 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
     quiet_logs()
     program_path = suite_option(args, "program", "GROUNDQA_BENCH_PROGRAM", None)
     peer_reasoning = not bool(getattr(args, "peer_predict", False))
-    chosen = getattr(args, "programs", None)
+    chosen = suite_option(args, "programs", "GROUNDQA_BENCH_PROGRAMS", None)
     programs = [p.strip() for p in chosen.split(",") if p.strip()] if chosen else list(PROGRAMS)
     unknown = [p for p in programs if p not in PROGRAMS]
     if unknown:
@@ -386,7 +442,7 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
         load_before = load_average_text()
         outcome = run_quality(inner, store, data.questions, data.train, settings, settings.lm,
                               program_path=program_path, programs=programs, peer_reasoning=peer_reasoning,
-                              seed=data.seed)
+                              seed=data.seed, quick=data.quick)
         load_after = load_average_text()
     notes = [
         f"LM {settings.lm} (one object shared by every program; DSPy cache off, retrieval cache off, "

@@ -26,8 +26,10 @@ from groundqa.experiment_data import DatasetError, DatasetSpec, parse_dataset_sp
 from groundqa.store.chroma_store import CorpusStore
 
 QUICK_QUESTIONS = 9  # one per question type
-SQUAD_FULL, SQUAD_QUICK = 30, 6
+SQUAD_FULL, SQUAD_QUICK = 200, 6  # held-out articles only (datasets.squad.SQUAD2_TRAIN_ARTICLES are never evaluated)
+SQUAD_TRAIN, SQUAD_TRAIN_QUICK = 120, 24  # from the training articles: what the compile may read
 COMPILE_MAX, COMPILE_BUDGET = 16, 3
+CALIBRATION_TRIALS, CALIBRATION_TRIALS_QUICK = 40, 12
 SUITE_DATA_SPECS = "'bundled' or 'squad[:PATH]'"
 
 # DSPy's adapters hand an LM wrapper (MeteredLM, GuardedLM) OpenAI-style messages; forwarding them is
@@ -91,8 +93,10 @@ def load_questions(data: str | DatasetSpec, quick: bool, seed: int, max_question
     """``(corpus, eval questions, train questions, skip reason)`` for ``bundled`` or ``squad[:PATH]``.
 
     Bundled: a stratified sample of the test split (:data:`QUICK_QUESTIONS` when quick, else all of it)
-    and the whole train split. SQuAD: a sample of the file, ``2 × COMPILE_MAX`` questions of it for
-    training and the rest for evaluation; a missing file is a skip reason, not an error.
+    and the whole train split. SQuAD: a balanced sample of the held-out articles for evaluation and one
+    of the training articles for compiling (the project's fixed article split,
+    :data:`groundqa.datasets.squad.SQUAD2_TRAIN_ARTICLES`); the corpus holds the paragraphs of both. A
+    missing file is a skip reason, not an error.
     """
     dataset = data if isinstance(data, DatasetSpec) else parse_suite_data(data)
     if dataset.kind == "bundled":
@@ -105,8 +109,6 @@ def load_questions(data: str | DatasetSpec, quick: bool, seed: int, max_question
             limit = min(limit or max_questions, max_questions)
         return docs, stratified_sample(test, limit, seed), train, None
     if dataset.kind == "squad" and dataset.path is not None:
-        import random
-
         from groundqa.datasets.squad import load_squad2
 
         path = dataset.path
@@ -115,12 +117,10 @@ def load_questions(data: str | DatasetSpec, quick: bool, seed: int, max_question
         n_eval = SQUAD_QUICK if quick else SQUAD_FULL
         if max_questions:
             n_eval = min(n_eval, max_questions)
-        docs, questions, _errors = load_squad2(path, sample=n_eval + 2 * COMPILE_MAX, seed=seed)
-        shuffled = list(questions)
-        random.Random(seed).shuffle(shuffled)
-        train, rest = shuffled[: 2 * COMPILE_MAX], shuffled[2 * COMPILE_MAX:]
-        order = {q.id: i for i, q in enumerate(questions)}
-        return docs, sorted(rest, key=lambda q: order[q.id]), train, None
+        docs, questions, _errors = load_squad2(path, sample=n_eval, seed=seed, articles="heldout")
+        train_docs, train, _errors = load_squad2(path, sample=SQUAD_TRAIN_QUICK if quick else SQUAD_TRAIN, seed=seed,
+                                                 articles="train")
+        return [*docs, *train_docs], questions, train, None
     raise DatasetError(f"unknown --data {data!r}: use {SUITE_DATA_SPECS}")
 
 
@@ -195,15 +195,19 @@ def drop_process_caches() -> None:
 
 
 def compile_quick(student: Any, train: Sequence[Question], settings: Any, seed: int,
-                  max_questions: int = COMPILE_MAX, budget: int = COMPILE_BUDGET) -> tuple[Any, dict[str, Any]]:
-    """BootstrapFewShot with the extractive teacher on at most ``max_questions`` answerable train questions.
+                  max_questions: int = COMPILE_MAX, budget: int = COMPILE_BUDGET,
+                  trials: int = CALIBRATION_TRIALS, calibrate_on: int | None = None) -> tuple[Any, dict[str, Any]]:
+    """BootstrapFewShot with the extractive teacher on at most ``max_questions`` answerable train questions,
+    then :class:`~groundqa.optimizers.calibrate.CalibrateGates` on the whole train split (``trials`` trials;
+    its winner checked on a held-back third of train; at most ``calibrate_on`` questions, stratified). Nothing here reads the questions it is evaluated on.
 
     Quick enough to run inside a benchmark, so the compiled program can be measured without a
-    separate ``groundqa compile`` run.
+    separate ``groundqa optimize`` run.
     """
     from groundqa.compile import CompileOptions, demo_counts, make_optimizer, optimizer_trainset
     from groundqa.datasets.examples import to_example
     from groundqa.metrics.composite import make_grounding_metric
+    from groundqa.optimizers.calibrate import CalibrateGates
 
     options = CompileOptions(optimizer="bootstrap", teacher_lm="extractive", budget=budget, seed=seed,
                              mlflow=False, progress=False)
@@ -214,6 +218,16 @@ def compile_quick(student: Any, train: Sequence[Question], settings: Any, seed: 
     optimizer = make_optimizer(options, metric, settings)
     started = time.perf_counter()
     compiled = optimizer.compile(student, trainset=trainset)
-    info = {"how": "BootstrapFewShot, teacher 'extractive'", "train_questions": len(trainset), "budget": budget,
-            "demos": demo_counts(compiled), "seconds": round(time.perf_counter() - started, 2)}
+    bootstrap_s = time.perf_counter() - started
+    calibrate = CalibrateGates(metric=metric, n_trials=trials, seed=seed, progress=False, say=say)
+    calibration_set = stratified_sample(list(train), calibrate_on, seed)
+    compiled = calibrate.compile(compiled, trainset=[to_example(q) for q in calibration_set])
+    report = compiled.calibration
+    info = {"how": "BootstrapFewShot (teacher 'extractive') + CalibrateGates", "train_questions": len(trainset),
+            "budget": budget, "demos": demo_counts(compiled), "bootstrap_seconds": round(bootstrap_s, 2),
+            "calibration": {"kept": report.kept, "trials": len(report.trials), "fit": [report.fit_start, report.fit_best],
+                            "check": [report.check_start, report.check_best], "n_fit": report.n_fit,
+                            "n_check": report.n_check, "gates": compiled.gates.changed(), "reasons": report.reasons,
+                            "seconds": report.seconds},
+            "seconds": round(time.perf_counter() - started, 2)}
     return compiled, info

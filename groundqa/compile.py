@@ -59,6 +59,8 @@ class CompileOptions(BaseModel):
     verify_premises: bool = True
     metric_threshold: float = 0.75
     trials: int = Field(default=60, ge=1, description="calibration trials (the calibrate optimizer)")
+    calibrate_sizes: bool = Field(default=False, description="also search k, max_passages and lexical_weight "
+                                                             "(each new combination pays an LM pass)")
     check_share: float = Field(default=1 / 3, gt=0, lt=1,
                                description="share of train held back to check a winner (never dev or test)")
     artifacts: Path = Path("artifacts")
@@ -144,7 +146,7 @@ def _gepa(options: CompileOptions, metric: Any, teacher: Any, settings: Settings
 
 def _calibrate(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:
     return CalibrateGates(metric=metric, n_trials=options.trials, seed=options.seed, check_share=options.check_share,
-                          progress=options.progress)
+                          sizes=options.calibrate_sizes, progress=options.progress)
 
 
 def _simba(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:

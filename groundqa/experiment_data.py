@@ -122,9 +122,11 @@ def load_experiment_data(spec: str | DatasetSpec, corpus: str | Path | None = No
         docs, train = load_bundled("train")
         _, dev = load_bundled("dev")
     elif dataset.kind == "squad":
+        # the project's article split: train from the training articles, dev from the held-out ones
         path = require_squad_file(dataset)
-        docs, questions, _errors = load_squad2(path, sample=sample, seed=seed)
-        train, dev = _split(questions, seed)
+        docs, train, _errors = load_squad2(path, sample=sample, seed=seed, articles="train")
+        dev_docs, dev, _errors = load_squad2(path, sample=sample, seed=seed, articles="heldout")
+        docs = [*docs, *dev_docs]
     else:
         if corpus is None:
             raise DatasetError("a questions JSONL dataset needs --corpus (a corpus JSONL or a folder of text files)")

@@ -33,6 +33,9 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
     source.add_argument("--dataset", default=None, help="'bundled' (default) or 'squad'")
     source.add_argument("--questions", type=Path, help="questions JSONL (needs --corpus)")
     source.add_argument("--squad", type=Path, help="a SQuAD 2.0 JSON file")
+    p.add_argument("--articles", choices=["heldout", "train", "all"], default="heldout",
+                   help="SQuAD articles to sample: the 10 held out from every compile (default), the 6 that "
+                        "compiles may read, or all 16")
     p.add_argument("--corpus", type=Path, help="corpus JSONL or folder of .md/.txt files (with --questions)")
     p.add_argument("--split", default="dev", choices=["train", "dev", "test", "all"], help="bundled split")
     p.add_argument("--sample", type=int, default=200, help="SQuAD questions to sample (balanced, seeded)")
@@ -72,7 +75,8 @@ def load_questions(args: argparse.Namespace) -> tuple[str, list[Document], list[
             raise CLIError("no questions or no documents to evaluate")
         return spec.name, corpus.items, loaded.items
     if spec.kind == "squad":
-        docs, questions, errors = load_squad2(require_squad_file(spec), sample=args.sample, seed=args.seed)
+        docs, questions, errors = load_squad2(require_squad_file(spec), sample=args.sample, seed=args.seed,
+                                              articles=args.articles)
         print_skipped(errors[:20])
         return spec.name, docs, questions
     docs, questions = load_bundled(None if args.split == "all" else args.split)

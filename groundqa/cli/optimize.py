@@ -21,6 +21,8 @@ def _compile_args(p: argparse.ArgumentParser, defaults: dict[str, Any]) -> None:
                         "then the grounding gates)")
     p.add_argument("--trials", type=int, default=defaults.get("trials", 60),
                    help="calibration trials (calibrate); each re-scores train with cached LM answers")
+    p.add_argument("--calibrate-sizes", action="store_true",
+                   help="calibrate k, max_passages and lexical_weight too (each new combination pays an LM pass)")
     p.add_argument("--dataset", default="bundled", help="'bundled', 'squad[:PATH]' or a questions JSONL (with --corpus)")
     p.add_argument("--corpus", help="corpus JSONL or folder (for a questions JSONL dataset)")
     p.add_argument("--teacher-lm", default=defaults.get("teacher_lm"),
@@ -65,7 +67,7 @@ def options_from(args: argparse.Namespace) -> CompileOptions:
         reflection_lm=args.reflection_lm, budget=args.budget, auto=args.auto, seed=args.seed, threads=args.threads,
         max_train=args.max_train, max_dev=args.max_dev, sample=args.sample, verify_premises=not args.no_premises,
         artifacts=args.artifacts, mlflow=not args.no_mlflow, register_as=args.register_as, progress=not args.quiet,
-        trials=args.trials,
+        trials=args.trials, calibrate_sizes=args.calibrate_sizes,
     )
 
 

@@ -8,8 +8,11 @@ and the embedder. This optimizer fits them on the user's own train split:
 1. split the trainset into a *fit* part and a *check* part (stratified by should-abstain), unless a
    ``valset`` is given for the check;
 2. score the program's current gates on *fit* (this pass pays for the LM calls and retrievals);
-3. run an Optuna TPE search (seeded) over every gate's declared range; each trial re-runs *fit*
-   with the LM and retrieval answers memoised, so a trial costs metric time, not LM time;
+3. run an Optuna TPE search (seeded) over the decision gates' declared ranges; each trial re-runs
+   *fit* with the LM and retrieval answers memoised, so a trial costs metric time, not LM time (a
+   gate that moves a passage in or out of the context asks the LM once for that context, then never
+   again). The size gates (:data:`SIZE_GATES`: what every prompt holds) join the search with
+   ``sizes=True``, each new combination paying an LM pass;
 4. score the best trial and the current gates on *check*; keep the best trial only if it is at least
    as good there, else keep the current gates (never something worse than the defaults on check).
 
@@ -35,6 +38,9 @@ from pydantic import BaseModel, Field
 from groundqa.programs.gates import Gates
 
 MIN_TRAIN = 8
+#: Gates that change what the LM is shown for every question (how many passages, in which order): each new
+#: combination pays a full LM pass, so they are searched only when asked for (``sizes=True``).
+SIZE_GATES = ("k", "max_passages", "lexical_weight")
 #: Gates whose job is to refuse: they cannot be fitted without questions that should be refused.
 ABSTENTION_GATES = ("evidence_floor", "min_sources", "min_confidence", "premise_threshold", "premise_floor",
                     "answerability", "contradiction")
@@ -143,7 +149,7 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
     """Fit ``student.gates`` to ``metric`` on the trainset (see the module docstring)."""
 
     def __init__(self, metric: Callable[..., Any], n_trials: int = 60, seed: int = 0, check_share: float = 1 / 3,
-                 min_train: int = MIN_TRAIN, gates: Sequence[str] | None = None,
+                 min_train: int = MIN_TRAIN, gates: Sequence[str] | None = None, sizes: bool = False,
                  on_trial: Callable[[Trial], None] | None = None, say: Callable[[str], None] | None = None,
                  progress: bool = True) -> None:
         super().__init__()
@@ -152,7 +158,8 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
         self.seed = seed
         self.check_share = check_share
         self.min_train = min_train
-        self.gates = tuple(gates) if gates is not None else tuple(Gates.search_space())
+        default = [g for g in Gates.search_space() if sizes or g not in SIZE_GATES]
+        self.gates = tuple(gates) if gates is not None else tuple(default)
         self.on_trial = on_trial
         self.say = say or (lambda text: print(f"calibrate: {text}", file=sys.stderr))
         self.progress = progress
@@ -216,7 +223,7 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
             report.fit_best, report.best = best_score, best_gates
             self._decide(program, start, best_gates, check, report)
         report.seconds = round(time.perf_counter() - started, 2)
-        self.say(f"kept the {report.kept} gates: fit {report.fit_start:.3f} -> {report.fit_best:.3f}"
+        self.say(f"kept the {'calibrated' if report.kept == 'calibrated' else 'starting'} gates: fit {report.fit_start:.3f} -> {report.fit_best:.3f}"
                  + (f", check {report.check_start:.3f} -> {report.check_best:.3f}" if report.check_best is not None
                     else "") + f" ({len(report.trials)} trials, {report.seconds:.0f}s)")
         return program
@@ -289,4 +296,4 @@ def _progress(total: int, enabled: bool) -> Callable[[int, float], None]:
     return update
 
 
-__all__ = ["ABSTENTION_GATES", "CalibrateGates", "CalibrationReport", "Trial", "memoised", "stratified_split"]
+__all__ = ["ABSTENTION_GATES", "SIZE_GATES", "CalibrateGates", "CalibrationReport", "Trial", "memoised", "stratified_split"]

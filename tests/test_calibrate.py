@@ -1,0 +1,153 @@
+"""CalibrateGates with scripted LMs over a real Chroma store: it never returns worse than the defaults on
+its check set, trials cost no LM calls, it says what it cannot do (too few questions, nothing to
+refuse), an interrupted search keeps its best trial, and a chained compile logs every trial to MLflow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import dspy
+import pytest
+
+from groundqa.datasets.bundled import load_bundled
+from groundqa.datasets.examples import to_example
+from groundqa.experiment_data import stratified_sample
+from groundqa.lm.scripted import ScriptedLM
+from groundqa.metrics.composite import make_grounding_metric
+from groundqa.optimizers.calibrate import ABSTENTION_GATES, SIZE_GATES, CalibrateGates, stratified_split
+from groundqa.programs.gates import Gates
+from groundqa.programs.grounded_qa import GroundedQA, QAConfig
+from groundqa.programs.retriever import Retriever
+from groundqa.runtime.guarded_lm import GuardedLM
+from groundqa.store.chroma_store import CorpusStore
+
+DECLINE = {"answer": "NOT IN SOURCES"}
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
+    store = CorpusStore(tmp_path_factory.mktemp("chroma"), collection="calibrate")
+    store.ingest(load_bundled("train")[0])
+    return store
+
+
+@pytest.fixture(scope="module")
+def trainset() -> list[dspy.Example]:
+    _, questions = load_bundled("train")  # the train split only: calibration never reads dev or test
+    return [to_example(q) for q in stratified_sample(questions, 30, seed=0)]
+
+
+def program(store: CorpusStore, **config: Any) -> tuple[GroundedQA, ScriptedLM]:
+    lm = ScriptedLM(lambda messages: DECLINE)  # the LM never answers: the extractive fallback does
+    dspy.configure(lm=GuardedLM(lm), adapter=dspy.ChatAdapter(use_json_adapter_fallback=False))
+    return GroundedQA(Retriever(store, k=4), QAConfig.for_lm("embedded", fallback="extractive", **config)), lm
+
+
+def metric() -> Any:
+    return make_grounding_metric("offline")
+
+
+def test_never_worse_than_the_starting_gates_on_the_check_set(store, trainset):
+    # deliberately bad starting gates: calibration must find better ones or keep these
+    qa, _ = program(store, evidence_floor=0.58, answerability=0.95)
+    seen: list[Any] = []
+    compiled = CalibrateGates(metric(), n_trials=10, seed=1, on_trial=seen.append, progress=False,
+                              say=lambda _: None).compile(qa, trainset=trainset)
+    report = compiled.calibration
+    assert len(report.trials) == 10 == len(seen) and report.n_fit + report.n_check == len(trainset)
+    assert report.trials[0].gates == report.start  # trial 0 is the starting point
+    assert report.fit_best >= report.fit_start
+    if report.kept == "calibrated":
+        assert report.check_best >= report.check_start
+        assert compiled.gates.model_dump() == report.best != report.start
+    else:
+        assert compiled.gates.model_dump() == report.start
+    assert qa.gates.evidence_floor == 0.58  # the student itself is untouched
+    assert set(report.searched).isdisjoint(SIZE_GATES)  # what the LM is shown stays as it was
+
+
+def test_trials_cost_no_lm_calls(store, trainset):
+    qa, lm = program(store)
+    calls: list[int] = []
+
+    def count(_: Any) -> None:
+        calls.append(lm.calls)
+
+    CalibrateGates(metric(), n_trials=6, seed=0, gates=("min_confidence", "answerability", "answer_floor"),
+                   on_trial=count, progress=False, say=lambda _: None).compile(qa, trainset=trainset)
+    assert calls and len(set(calls)) == 1  # every trial after the first pass is served from memory
+
+
+def test_too_small_a_trainset_keeps_the_gates_and_says_so(store, trainset):
+    qa, _ = program(store)
+    said: list[str] = []
+    compiled = CalibrateGates(metric(), n_trials=5, say=said.append).compile(qa, trainset=trainset[:5])
+    assert compiled.gates.model_dump() == Gates(max_passages=3).model_dump() | {"max_passages": 3}
+    assert compiled.calibration.kept == "defaults" and not compiled.calibration.trials
+    assert "at least 8" in said[0]
+
+
+def test_without_should_abstain_questions_abstention_gates_are_not_searched(store, trainset):
+    qa, _ = program(store)
+    answerable = [e for e in trainset if not e.should_abstain]
+    said: list[str] = []
+    compiled = CalibrateGates(metric(), n_trials=4, seed=0, progress=False, say=said.append).compile(
+        qa, trainset=answerable)
+    report = compiled.calibration
+    assert any("abstention cannot be calibrated" in r for r in report.reasons)
+    assert set(report.searched).isdisjoint(ABSTENTION_GATES)
+    for trial in report.trials:
+        assert all(trial.gates[g] == report.start[g] for g in ABSTENTION_GATES)
+
+
+def test_an_interrupted_search_keeps_the_best_trial_so_far(store, trainset):
+    qa, _ = program(store, evidence_floor=0.58)
+    base = metric()
+    calls = {"n": 0}
+
+    def interrupting(example: Any, pred: Any, trace: Any = None) -> Any:
+        calls["n"] += 1
+        if calls["n"] > len(trainset) * 4:  # the first pass and a few trials, then Ctrl-C
+            raise KeyboardInterrupt
+        return base(example, pred, trace)
+
+    compiled = CalibrateGates(interrupting, n_trials=50, seed=3, progress=False, say=lambda _: None).compile(
+        qa, trainset=trainset)
+    report = compiled.calibration
+    assert report.interrupted and 0 < len(report.trials) < 50
+    assert report.fit_best == max([report.fit_start, *(t.score for t in report.trials)])
+    assert any("interrupted" in r for r in report.reasons)
+
+
+def test_stratified_split_keeps_both_classes_in_both_parts(trainset):
+    fit, check = stratified_split(trainset, 1 / 3, seed=0)
+    assert len(fit) + len(check) == len(trainset) and not {e.id for e in fit} & {e.id for e in check}
+    for part in (fit, check):
+        assert any(e.should_abstain for e in part) and any(not e.should_abstain for e in part)
+
+
+def test_bootstrap_plus_calibrate_compile_logs_trials_and_gates(tmp_path: Path, home: Path, monkeypatch):
+    import mlflow
+
+    from groundqa.compile import CompileOptions, compile_program
+    from groundqa.config import load_settings
+    from groundqa.programs.persistence import load_program
+
+    monkeypatch.setattr("groundqa.compile.configure_lm", lambda settings: dspy.configure(
+        lm=GuardedLM(ScriptedLM(lambda messages: DECLINE)),
+        adapter=dspy.ChatAdapter(use_json_adapter_fallback=False)))
+    settings = load_settings(home=home)
+    options = CompileOptions(optimizer="labeled+calibrate", trials=5, max_train=24, max_dev=8, budget=2,
+                             artifacts=tmp_path / "artifacts", progress=False)
+    outcome = compile_program(settings, options, out=lambda _: None)
+    directory = outcome.program_path.parent
+    assert (directory / "calibration.json").exists() and (directory / "calibration.png").exists()
+    run = mlflow.MlflowClient(settings.tracking_uri).get_run(outcome.run_id)
+    assert run.data.tags.get("calibration") in ("calibrated", "defaults")
+    assert {f"gates.{name}" for name in Gates.model_fields} <= set(run.data.params)
+    history = mlflow.MlflowClient(settings.tracking_uri).get_metric_history(outcome.run_id, "calibration/score")
+    assert len(history) == 5
+    reloaded = GroundedQA(None, QAConfig.for_lm("embedded"))  # type: ignore[arg-type]
+    load_program(reloaded, outcome.program_path)
+    assert str(reloaded.gates.evidence_floor) == run.data.params["gates.evidence_floor"]

@@ -1,0 +1,208 @@
+"""The grounding gates as program state, and the pieces that decide with them (no LM needed):
+save/load round trip, flat config names, the compare diff, answerability, presuppositions beyond the
+slot, contradictions, polar answers and bridges."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from groundqa.judges import get_judge
+from groundqa.programs.answerability import asked, check
+from groundqa.programs.bridging import describes_entity, find_bridge
+from groundqa.programs.context import NumberedContext
+from groundqa.programs.contradiction import find_contradiction
+from groundqa.programs.gates import GATE_NAMES, Gates
+from groundqa.programs.grounded_qa import GroundedQA, QAConfig
+from groundqa.programs.persistence import ProgramFileError, load_program, save_program
+from groundqa.programs.polar import polar_answer, statement
+from groundqa.programs.presuppositions import heuristic_presuppositions
+from groundqa.signatures.types import Passage
+from groundqa.tracking.program_diff import ProgramSource, diff_gates, diff_to_dict, format_diff
+
+
+def passage(doc: str, text: str, title: str = "") -> Passage:
+    return Passage(chunk_id=f"{doc}#0", doc_id=doc, title=title or doc, text=text, score=0.6)
+
+
+# -- gates as state ------------------------------------------------------------------------------
+def test_gates_are_a_parameter_not_a_predictor():
+    qa = GroundedQA(None, QAConfig.for_lm("embedded"))  # type: ignore[arg-type]
+    names = [name for name, _ in qa.named_parameters()]
+    assert names.count("gates") == 1 and "gates" not in [n for n, _ in qa.named_predictors()]
+    assert qa.gates is qa.config.gates and qa.gates.max_passages == 3  # the embedded default
+
+
+def test_flat_gate_names_land_in_gates_and_bad_values_are_refused():
+    config = QAConfig(evidence_floor=0.45, k=6, verify_premises=False)
+    assert config.gates.evidence_floor == 0.45 and config.gates.k == 6 and not config.verify_premises
+    merged = QAConfig(gates=Gates(k=7), min_confidence=0.2)
+    assert merged.gates.k == 7 and merged.gates.min_confidence == 0.2
+    with pytest.raises(ValueError):
+        QAConfig(k=0)
+    with pytest.raises(ValueError):
+        Gates(unknown_gate=1)  # type: ignore[call-arg]
+
+
+def test_search_space_covers_every_gate_and_contains_the_defaults():
+    space = Gates.search_space()
+    assert set(space) == set(GATE_NAMES)
+    defaults = Gates()
+    for name, (low, high, kind) in space.items():
+        assert low <= getattr(defaults, name) <= high, name
+        assert kind in (int, float)
+
+
+def test_save_load_round_trips_learned_gates(tmp_path: Path):
+    qa = GroundedQA(None, QAConfig.for_lm("embedded"))  # type: ignore[arg-type]
+    qa.gates.load_state({"evidence_floor": 0.42, "k": 6, "answerability": 0.75})
+    path = save_program(qa, tmp_path / "prog")
+    saved = json.loads(path.read_text())
+    assert saved["gates"]["evidence_floor"] == 0.42 and saved["groundqa"]["format_version"] == 2
+    fresh = GroundedQA(None, QAConfig.for_lm("embedded"))  # type: ignore[arg-type]
+    load_program(fresh, path)
+    assert fresh.gates.model_dump() == qa.gates.model_dump()
+    copied = copy.deepcopy(fresh)
+    assert copied.gates == fresh.gates and copied.gates is not fresh.gates
+
+
+def test_a_program_saved_before_gates_existed_loads_with_defaults(tmp_path: Path):
+    qa = GroundedQA(None, QAConfig.for_lm("embedded"))  # type: ignore[arg-type]
+    path = save_program(qa, tmp_path / "old")
+    data = json.loads(path.read_text())
+    del data["gates"]
+    data["groundqa"]["format_version"] = 1
+    path.write_text(json.dumps(data))
+    fresh = GroundedQA(None, QAConfig.for_lm("embedded", evidence_floor=0.33))  # type: ignore[arg-type]
+    load_program(fresh, path)
+    assert fresh.gates.evidence_floor == 0.33
+
+
+def test_an_invalid_gate_in_a_program_file_is_one_clear_error(tmp_path: Path):
+    qa = GroundedQA(None, QAConfig.for_lm("embedded"))  # type: ignore[arg-type]
+    path = save_program(qa, tmp_path / "bad")
+    data = json.loads(path.read_text())
+    data["gates"]["k"] = "many"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ProgramFileError, match="invalid value for k") as info:
+        load_program(GroundedQA(None, QAConfig.for_lm("embedded")), path)  # type: ignore[arg-type]
+    assert "\n" not in str(info.value)
+
+
+def test_compare_diff_shows_changed_gates():
+    a = ProgramSource("a", {"gates": Gates().model_dump()})
+    b = ProgramSource("b", {"gates": {**Gates().model_dump(), "evidence_floor": 0.5}})
+    assert diff_gates(a, b) == [("evidence_floor", 0.3, 0.5)]
+    assert diff_to_dict(a, b, [])["gates"] == [{"name": "evidence_floor", "a": 0.3, "b": 0.5}]
+    assert any("evidence_floor: 0.3 -> 0.5" in line for line, _ in format_diff(a, b, []))
+    old_file = ProgramSource("old", {})  # saved before gates: read as the defaults
+    assert diff_gates(old_file, a) == []
+
+
+# -- answerability -----------------------------------------------------------------------------
+@pytest.mark.parametrize("question, kind", [
+    ("When did the garden open?", "date"), ("On which day is entry free?", "date"),
+    ("How high is Mount Kestrel?", "number"), ("At what temperature are seeds stored?", "number"),
+    ("Who led the ascent?", "person"), ("In which city was he born?", "place"),
+    ("Which company built the ferry?", "organisation"), ("Did she ever fly?", "yes_no"),
+    ("What is the annual budget?", None),
+])
+def test_answer_type_is_read_off_the_question(question: str, kind: str | None):
+    assert asked(question).kind == kind
+
+
+def test_answerability_separates_the_answering_sentence_from_topical_ones():
+    budget = asked("What is the annual budget of the Brannock Garden?")
+    assert check(budget, "The Brannock Garden was founded in 1889.").score == 0.0
+    assert check(budget, "Its annual budget is 2.1 million crowns.").score == 1.0
+    temperature = asked("At what temperature does the seed bank store its seeds?")
+    wrong = check(temperature, "The garden opens from April to October.", "Brannock Garden")
+    right = check(temperature, "Its seed bank stores seeds at minus 18 degrees Celsius.", "Brannock Garden")
+    assert not wrong.has_type and wrong.score == 0.0 and right.score >= 0.75
+    trained = asked("What did Ilse Varga train as before she studied botany?")
+    assert check(trained, "Ilse Varga trained as a carpenter in Alsberg.").score > \
+        check(trained, "Ilse Varga is the director of the garden.").score
+
+
+def test_a_dimension_or_a_year_the_question_asks_for_is_required():
+    tall = asked("How tall is the lighthouse?")
+    assert not check(tall, "The lighthouse was built in 1901.").has_type  # a number, but not a height
+    assert check(tall, "The lighthouse is 31 metres tall.").has_type
+    fare = asked("How much did a ticket cost in 2021?")
+    assert not check(fare, "In 2019 a ticket cost 5.50 crowns.").has_type
+    assert check(fare, "The fare rose to 6.50 crowns in 2021.").has_type
+
+
+# -- presuppositions -----------------------------------------------------------------------------
+@pytest.mark.parametrize("question", [
+    "How high is Mount Kestrel?", "How deep is Lake Orlo at its deepest point?",
+    "On which day is entry to the Tessaly Museum free?", "Which language is Tessel written in?",
+    "How many members does the steering committee have?", "How long does the ferry crossing to Calder take?",
+])
+def test_plain_look_ups_presuppose_only_existence(question: str):
+    assert all(p.kind == "existence" for p in heuristic_presuppositions(question))
+
+
+@pytest.mark.parametrize("question, claim", [
+    ("Why did Tessel 2.0 add the OpenSSL dependency?", "Tessel 2.0 add the OpenSSL dependency"),
+    ("When did Paolo Marchetti design the harbor lights?", "Paolo Marchetti design the harbor lights"),
+    ("What winter course does Odile Marchetti teach?", "Odile Marchetti teach winter"),
+    ("How long is the tunnel under the Vessany Strait?", "tunnel under the Vessany Strait"),
+])
+def test_what_a_question_asserts_beyond_its_slot_is_presupposed(question: str, claim: str):
+    assert claim in [p.claim for p in heuristic_presuppositions(question)]
+
+
+def test_a_year_is_checked_with_what_it_dates():
+    claims = [p.claim for p in heuristic_presuppositions("What was the population of Calder Island in 2031?")]
+    assert claims == ["Calder Island 2031"]
+
+
+# -- contradictions, polar answers, bridges --------------------------------------------------------
+@pytest.mark.parametrize("claim, text, kind", [
+    ("Tessel 2.0 add OpenSSL", "Tessel 2.0 removed the OpenSSL dependency.", "antonym"),
+    ("Vault store passwords in plaintext", "Vault stores passwords only as salted hashes.", "antonym"),
+    ("Odile Marchetti leave the harbor authority in 1995", "She retired from the harbor authority in 2011.", "year"),
+    ("Paolo Marchetti design the harbor lights", "The harbor lights were designed by Odile Marchetti.", "person"),
+    ("Paolo Marchetti work in engineering", "Paolo Marchetti has never worked in engineering.", "negation"),
+])
+def test_contradictions_are_found_with_their_kind(claim: str, text: str, kind: str):
+    title = "Odile Marchetti" if "She" in text else ""
+    found = find_contradiction(claim, [passage("p", text, title)], 0.6)
+    assert found is not None and found.kind == kind and found.sentence.startswith(text[:12])
+
+
+@pytest.mark.parametrize("claim, text", [
+    ("Tide Festival cancelled in 2020", "The Tide Festival has been held every August since 1962."),  # silent
+    ("Calder Island 2031", "Calder Island had 1,900 residents in 2021."),  # a bare year asserts no event
+    ("Paolo Marchetti design the harbor lights", "Paolo Marchetti designed the harbor lights in 1931."),
+])
+def test_silence_or_agreement_is_no_contradiction(claim: str, text: str):
+    assert find_contradiction(claim, [passage("p", text)], 0.6) is None
+
+
+def test_polar_questions_get_a_cited_yes_or_no_or_nothing():
+    context = NumberedContext([passage("ilse", "Ilse Varga is the director of the garden. She has never worked as a "
+                                               "pilot. She was born in Alsberg.", "Ilse Varga")], "")
+    judge = get_judge("offline")
+    assert statement("Did Ilse Varga ever work as a pilot?") == "Ilse Varga work as a pilot"
+    no = polar_answer("Did Ilse Varga ever work as a pilot?", context, judge, 0.5, 0.6)
+    assert no is not None and no.verdict == "no" and no.text.endswith("[1]")
+    yes = polar_answer("Was Ilse Varga born in Alsberg?", context, judge, 0.5, 0.6)
+    assert yes is not None and yes.verdict == "yes" and "Alsberg" in yes.sentence
+    assert polar_answer("Did Ilse Varga ever live in Tessaly?", context, judge, 0.5, 0.6) is None
+
+
+def test_bridges_only_for_described_entities():
+    hop = [passage("kestrel", "Mount Kestrel rises to 3,412 metres. The first ascent of Mount Kestrel was led by "
+                              "the surveyor Tomas Reyne in 1871.", "Mount Kestrel")]
+    question = "In which city was the man who led the first ascent of Mount Kestrel born?"
+    bridge = find_bridge(question, hop)
+    assert bridge is not None and bridge.entity == "Tomas Reyne" and bridge.query.startswith("Tomas Reyne")
+    assert "led by the surveyor Tomas Reyne" in bridge.sentence
+    assert not describes_entity("How high is Mount Kestrel?")
+    assert not describes_entity("How many people survived the wreck of the Meriden?")
+    assert find_bridge("How high is Mount Kestrel?", hop) is None
