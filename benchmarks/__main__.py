@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import shlex
 import signal
 import sys
@@ -17,8 +18,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.registry import DEFAULT_OUT, GROUPS, TARGET_S, load_suites
-from benchmarks.report import cpu_load, environment, render_chart, render_markdown, render_summary
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm is imported (groundqa/__init__.py)
+
+from benchmarks.registry import DEFAULT_OUT, GROUPS, TARGET_S, load_suites  # noqa: E402
+from benchmarks.report import cpu_load, environment, render_chart, render_markdown, render_summary  # noqa: E402
 
 
 def build_parser(suites: Sequence[str]) -> argparse.ArgumentParser:

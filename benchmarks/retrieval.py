@@ -1,11 +1,13 @@
-"""Retrieval suite: Chroma ingestion throughput, embedding throughput and query latency.
+"""Retrieval suite: Chroma ingestion throughput, embedding throughput, query latency, and PDF ingestion.
 
 The corpus is synthetic and deterministic (seeded): template sentences over invented towns, people,
 companies, rivers and numbers, chunked by the project's own chunker. Everything runs in a temporary
 Chroma ``PersistentClient`` that is deleted afterwards. Sizes: 10,000 chunks (embedded with the
 packaged MiniLM), then, in full mode, the store is filled up to 100,000 chunks with precomputed random
 unit vectors (embedding 90,000 chunks would take most of an hour on 2 cores), so the 100k query
-latency measures Chroma's HNSW search itself.
+latency measures Chroma's HNSW search itself. PDF ingestion (pages/s, chunks/s) runs the real
+``groundqa ingest`` pipeline (pypdf text per page, chunking, MiniLM, upsert) on a folder of synthetic
+PDFs written for the run by :mod:`groundqa.readers.pdf_writer`, in a home of its own.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ FULL_SCALE_TO = 100_000
 FULL_QUERIES = 200
 QUICK_CHUNKS = 1_000
 QUICK_QUERIES = 100
+FULL_PDF_FILES, FULL_PDF_PAGES = 40, 10
+QUICK_PDF_FILES, QUICK_PDF_PAGES = 10, 5
+PDF_SENTENCES_PER_PAGE = 16
 _FILL_BATCH = 2_000
 
 # -- synthetic text ------------------------------------------------------------------------
@@ -320,6 +325,65 @@ def fill_random(store: Any, target: int, seed: int = 13, show: bool = True) -> d
     }
 
 
+def write_pdfs(folder: Path, n_files: int, pages_per_file: int, seed: int = 13) -> int:
+    """``n_files`` synthetic PDFs of ``pages_per_file`` text pages each (one invented town per file);
+    returns the number of pages written."""
+    from groundqa.readers.pdf_writer import minimal_pdf
+
+    text = SyntheticText(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    for index in range(n_files):
+        town = text.towns[index % len(text.towns)]
+        pages = [" ".join(text.sentence(town) for _ in range(PDF_SENTENCES_PER_PAGE)) for _ in range(pages_per_file)]
+        (folder / f"report-{index:04d}.pdf").write_bytes(minimal_pdf(pages, title=f"{town} annual report {index}"))
+    return n_files * pages_per_file
+
+
+def measure_pdf_ingest(n_files: int, pages_per_file: int, seed: int = 13, show: bool = True) -> dict[str, Any]:
+    """PDF ingestion as ``groundqa ingest FOLDER`` does it: pages/s and chunks/s end to end (read with pypdf,
+    chunk per page, embed, upsert), text extraction alone, and an unchanged re-ingest (skipped by hash)."""
+    from groundqa.config import load_settings
+    from groundqa.datasets.loaders import corpus_files, load_file
+    from groundqa.ingest import ingest_path
+    from groundqa.store.chunking import chunk_segments
+
+    with tempfile.TemporaryDirectory(prefix="groundqa-bench-pdf-") as tmp:
+        folder = Path(tmp) / "pdfs"
+        pages = write_pdfs(folder, n_files, pages_per_file, seed)
+        size = sum(f.stat().st_size for f in corpus_files(folder))
+        started = time.perf_counter()
+        chunks = 0
+        for path in corpus_files(folder):
+            doc = load_file(path, folder)
+            chunks += len(chunk_segments(doc.id, doc.segments, CHUNK_SIZE, CHUNK_OVERLAP))
+        read_seconds = time.perf_counter() - started
+
+        settings = load_settings(home=Path(tmp) / "home", cache=False, collection="bench-pdf")
+        bar = _bar(n_files, "ingest PDFs", show)
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+        try:
+            report = ingest_path(settings, folder, CHUNK_SIZE, CHUNK_OVERLAP, progress=progress)
+        finally:
+            bar.close()
+        again = ingest_path(settings, folder, CHUNK_SIZE, CHUNK_OVERLAP)
+    seconds = report.seconds
+    return {
+        "files": n_files, "pages": pages, "megabytes": round(size / 1e6, 3), "chunks": report.chunks_added,
+        "chunks_expected": chunks, "errors": len(report.errors), "seconds": round(seconds, 3),
+        "pages_per_s": round(pages / seconds, 1) if seconds > 0 else 0.0,
+        "chunks_per_s": round(report.chunks_added / seconds, 1) if seconds > 0 else 0.0,
+        "read_seconds": round(read_seconds, 3),
+        "read_pages_per_s": round(pages / read_seconds, 1) if read_seconds > 0 else 0.0,
+        "reingest_seconds": round(again.seconds, 3), "reingest_files_unchanged": again.files_unchanged,
+        "reingest_chunks_added": again.chunks_added,
+    }
+
+
 @contextmanager
 def temporary_store(embedder: Any = None) -> Iterator[Any]:
     """A :class:`CorpusStore` on a fresh Chroma ``PersistentClient`` in a temp dir (deleted after)."""
@@ -344,8 +408,11 @@ def run_retrieval(
     seed: int = 13,
     show_progress: bool = True,
     log: Callable[[str], None] | None = None,
+    pdf_files: int = FULL_PDF_FILES,
+    pdf_pages_per_file: int = FULL_PDF_PAGES,
 ) -> dict[str, Any]:
-    """Run every retrieval measurement and return the structured results (no files written)."""
+    """Run every retrieval measurement and return the structured results (no files written outside a
+    temporary folder). ``pdf_files=0`` skips PDF ingestion."""
     from groundqa.store.embeddings import get_embedder
 
     say = log or (lambda message: print(message, file=sys.stderr))
@@ -394,14 +461,20 @@ def run_retrieval(
                 "vectors": f"{n_chunks:,} embedded + {fill['chunks_added']:,} random unit vectors",
                 "fill": fill, "query": query_big,
             })
+    pdf: dict[str, Any] | None = None
+    if pdf_files > 0:
+        say(f"retrieval: ingesting {pdf_files} PDFs of {pdf_pages_per_file} pages")
+        pdf = measure_pdf_ingest(pdf_files, pdf_pages_per_file, seed + 3, show_progress)
     return {
         "config": {
             "chunks": n_chunks, "scale_to": scale_to, "queries": n_queries, "k": TOP_K, "seed": seed,
             "chunk_size": CHUNK_SIZE, "chunk_overlap": CHUNK_OVERLAP, "embed_sentences": embed_sentences,
-            "embed_chunks": len(chunk_texts[:embed_chunks]),
+            "embed_chunks": len(chunk_texts[:embed_chunks]), "pdf_files": pdf_files,
+            "pdf_pages_per_file": pdf_pages_per_file,
         },
         "embedding": embedding,
         "scales": scales,
+        "pdf": pdf,
     }
 
 
@@ -447,6 +520,21 @@ def tables(results: dict[str, Any]) -> list[dict[str, Any]]:
             q["with_embedding"]["p50_ms"], q["with_embedding"]["p95_ms"],
             q["search_only"]["p50_ms"], q["search_only"]["p95_ms"],
             q["chroma_only"]["p50_ms"], q["chroma_only"]["p95_ms"], q["with_embedding"]["per_s"],
+        ])
+    pdf = results.get("pdf")
+    if pdf:
+        rows.extend([
+            [f"PDF ingest ({pdf['files']} files, {pdf['pages']} pages, {pdf['megabytes']} MB): read + chunk per page "
+             "+ embed + upsert; rate in pages/s", pdf["chunks"], pdf["pages"], pdf["seconds"], pdf["pages_per_s"],
+             round(1000.0 * pdf["seconds"] / max(1, pdf["pages"]), 3)],
+            ["PDF ingest, same run: rate in chunks/s", pdf["chunks"], pdf["chunks"], pdf["seconds"],
+             pdf["chunks_per_s"], round(1000.0 * pdf["seconds"] / max(1, pdf["chunks"]), 3)],
+            ["PDF text extraction alone (pypdf, per page) + chunking; rate in pages/s", None, pdf["pages"],
+             pdf["read_seconds"], pdf["read_pages_per_s"], round(1000.0 * pdf["read_seconds"] / max(1, pdf["pages"]), 3)],
+            [f"PDF re-ingest, unchanged folder ({pdf['reingest_files_unchanged']} files skipped by content hash, "
+             f"{pdf['reingest_chunks_added']} chunks added); rate in files/s", pdf["chunks"], pdf["files"],
+             pdf["reingest_seconds"], round(pdf["files"] / pdf["reingest_seconds"], 1) if pdf["reingest_seconds"] else 0.0,
+             round(1000.0 * pdf["reingest_seconds"] / max(1, pdf["files"]), 3)],
         ])
     n_queries = results["config"]["queries"]
     return [
@@ -508,6 +596,13 @@ def notes(results: dict[str, Any]) -> list[str]:
         )
     else:
         out.append("Quick mode: the 100k scale was skipped.")
+    pdf = results.get("pdf")
+    if pdf:
+        out.append(
+            f"PDF ingestion: {pdf['files']} synthetic PDFs (Helvetica text, {PDF_SENTENCES_PER_PAGE} template sentences "
+            f"a page, written for the run) through `groundqa ingest`'s own pipeline in a fresh home; "
+            f"{pdf['chunks']} chunks ({pdf['chunks'] / max(1, pdf['pages']):.1f} a page; chunks never span pages). "
+            "Embedding dominates; real PDFs with complex layouts extract more slowly than these simple pages.")
     return out
 
 
@@ -524,6 +619,8 @@ def retrieval_suite(args: argparse.Namespace) -> dict[str, Any]:
         embed_sentences=500 if quick else 2_000,
         embed_chunks=200 if quick else 500,
         seed=int(getattr(args, "seed", 13)),
+        pdf_files=QUICK_PDF_FILES if quick else FULL_PDF_FILES,
+        pdf_pages_per_file=QUICK_PDF_PAGES if quick else FULL_PDF_PAGES,
     )
     return rendered_result("Retrieval: Chroma store and MiniLM embeddings", results, tables, notes, chart, headline)
 
@@ -534,4 +631,9 @@ def headline(results: dict[str, Any]) -> list[str]:
     ingest = scales[0]["ingest"]["chunks_per_s"]
     queries = ", ".join(f"{s['query']['with_embedding']['p50_ms']:.1f} ms ({s['query']['chroma_only']['p50_ms']:.1f} ms "
                         f"HNSW only) at {_k(s['chunks'])}" for s in scales)
-    return [f"ingest {ingest:.1f} chunks/s (chunk + embed + upsert); query p50 with embedding {queries}"]
+    lines = [f"ingest {ingest:.1f} chunks/s (chunk + embed + upsert); query p50 with embedding {queries}"]
+    pdf = results.get("pdf")
+    if pdf:
+        lines.append(f"PDF ingest {pdf['pages_per_s']:.1f} pages/s, {pdf['chunks_per_s']:.1f} chunks/s "
+                     f"({pdf['pages']} pages; text extraction alone {pdf['read_pages_per_s']:.0f} pages/s)")
+    return lines

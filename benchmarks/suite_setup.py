@@ -29,7 +29,7 @@ QUICK_QUESTIONS = 9  # one per question type
 SQUAD_FULL, SQUAD_QUICK = 200, 6  # held-out articles only (datasets.squad.SQUAD2_TRAIN_ARTICLES are never evaluated)
 SQUAD_TRAIN, SQUAD_TRAIN_QUICK = 120, 24  # from the training articles: what the compile may read
 COMPILE_MAX, COMPILE_BUDGET = 16, 3
-CALIBRATION_TRIALS, CALIBRATION_TRIALS_QUICK = 40, 12
+CALIBRATION_TRIALS, CALIBRATION_TRIALS_QUICK = 60, 12
 SUITE_DATA_SPECS = "'bundled' or 'squad[:PATH]'"
 
 # DSPy's adapters hand an LM wrapper (MeteredLM, GuardedLM) OpenAI-style messages; forwarding them is

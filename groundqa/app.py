@@ -28,20 +28,49 @@ def open_store(settings: Settings) -> CorpusStore:
     return CorpusStore(settings.chroma_dir, collection=settings.collection, url=settings.chroma_url)
 
 
-def configure_lm(settings: Settings, replay: Trace | None = None, **overrides: Any) -> GuardedLM:
-    """Build the LM (guarded: budgets, retries, tracing; replaying ``replay`` if given) and make it
-    DSPy's default LM, with DSPy's cache under the project home."""
+def guarded_lm(settings: Settings, replay: Trace | None = None, **overrides: Any) -> tuple[GuardedLM, Any]:
+    """The LM (guarded: budgets, retries, tracing; replaying ``replay`` if given) and the adapter that suits
+    it, with DSPy's cache under the project home; nothing is made global (a served model uses them under
+    ``dspy.context``, from any thread)."""
     configure_caches(settings)
     inner = build_lm(settings, **overrides)
     lm = GuardedLM(inner, replay=ReplayLM(replay) if replay is not None else None)
     adapter = dspy.ChatAdapter(use_json_adapter_fallback=not settings.lm.startswith("embedded"))
+    return lm, adapter
+
+
+def configure_lm(settings: Settings, replay: Trace | None = None, **overrides: Any) -> GuardedLM:
+    """Build the LM (guarded: budgets, retries, tracing; replaying ``replay`` if given) and make it
+    DSPy's default LM, with DSPy's cache under the project home."""
+    lm, adapter = guarded_lm(settings, replay, **overrides)
     dspy.configure(lm=lm, adapter=adapter)
     return lm
 
 
+def is_model_uri(ref: Any) -> bool:
+    """``models:/NAME/VERSION``, ``models:/NAME@alias``, ``models:/m-<id>`` or ``runs:/<run id>/<path>``:
+    a program logged to MLflow rather than a ``program.json`` on disk."""
+    return isinstance(ref, str) and ref.startswith(("models:/", "runs:/"))
+
+
+def program_settings(settings: Settings, program: str | Path | None, keep_collection: bool = False) -> Settings:
+    """The settings to run ``program`` with: for a logged model, the collection it was compiled on (unless
+    ``keep_collection``: the user named one), so that it answers from the corpus it was compiled for."""
+    if not is_model_uri(program):
+        return settings
+    from groundqa.tracking.model import fetch_program
+
+    recorded = fetch_program(str(program), settings).settings
+    collection = recorded.get("collection") if recorded else None
+    if keep_collection or not collection or collection == settings.collection:
+        return settings
+    return settings.model_copy(update={"collection": collection})
+
+
 def build_program(settings: Settings, store: CorpusStore | None = None, program_path: str | Path | None = None,
                   **config_overrides: Any) -> Any:
-    """A GroundedQA over the configured store; compiled state loaded from ``program_path`` if given."""
+    """A GroundedQA over the configured store; compiled state loaded from ``program_path`` if given (a
+    ``program.json``, its folder, or a logged model: ``models:/NAME/VERSION``, ``runs:/RUN_ID/program``)."""
     from groundqa.programs.grounded_qa import GroundedQA, QAConfig
     from groundqa.programs.retriever import Retriever
 
@@ -52,5 +81,11 @@ def build_program(settings: Settings, store: CorpusStore | None = None, program_
     if program_path is not None:
         from groundqa.programs.persistence import load_program
 
-        load_program(program, program_path)
+        if is_model_uri(program_path):  # a logged model (models:/..., runs:/...): its compiled state
+            from groundqa.tracking.model import fetch_program
+
+            with fetch_program(str(program_path), settings).program_file() as path:
+                load_program(program, path)
+        else:
+            load_program(program, program_path)
     return program

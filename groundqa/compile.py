@@ -35,7 +35,7 @@ from groundqa.tracking.compile_run import (
     compile_run,
     log_calibration_trial,
     log_compile,
-    log_program_evaluation,
+    program_evaluation,
 )
 from groundqa.tracking.setup import configure_tracking
 
@@ -295,7 +295,7 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
             (directory / "calibration.json").write_text(calibration.model_dump_json(indent=2), encoding="utf-8")
             plot_calibration(calibration, directory / "calibration.png")
         if run is not None:
-            log_compile(compiled, directory, b, c, curve, compile_s, options.register_as)
+            log_compile(compiled, directory, b, c, curve, compile_s, options.register_as, settings=settings)
     outcome = CompileOutcome(program_path=program_path, baseline=b, compiled=c, gates=_changed_gates(compiled),
                              run_id=run.info.run_id if run is not None else None,
                              tracking=tracking.uri if tracking.enabled else tracking.reason,
@@ -317,7 +317,7 @@ def _headline(report: EvaluationReport) -> dict[str, float | None]:
 
 def _evaluate_logged(program: Any, questions: list[Any], options: CompileOptions, label: str,
                      run: Any) -> EvaluationReport:
-    report = evaluate(program, questions, threads=options.threads, progress=options.progress)
-    if run is not None:
-        log_program_evaluation(report, label)
+    with program_evaluation(run, label, questions) as logged:  # nested run + a trace per question
+        report = evaluate(logged.wrap(program), questions, threads=options.threads, progress=options.progress)
+        logged.log(report)
     return report

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import dspy
 from pydantic import BaseModel, Field
@@ -26,6 +26,8 @@ from groundqa.judges import EntailmentJudge, get_judge
 from groundqa.metrics.aggregate import COUNTS, METRICS, AggregateMetrics, aggregate_scores
 from groundqa.metrics.coerce import as_result
 from groundqa.metrics.composite import GroundingScore, ItemScores, make_grounding_metric, score_item
+from groundqa.metrics.pages import gold_page_cited
+from groundqa.signatures.types import Citation, SourceLocation
 from groundqa.text import citation_numbers
 from groundqa.tracking.evaluation_run import log_report
 
@@ -41,6 +43,10 @@ class QuestionRecord(BaseModel):
     answer: str = ""
     citations: list[int] = Field(default_factory=list, description="numbers cited in the answer, in order")
     cited_doc_ids: list[str] = Field(default_factory=list)
+    cited_sources: list[str] = Field(
+        default_factory=list, description='the cited passages as a person reads them: "title, p. 12", "title › section"')
+    cited_locations: list[SourceLocation] = Field(
+        default_factory=list, description="where each cited passage is: file, page or section, character offsets")
     abstained: bool = False
     abstain_reason: str | None = None
     exit_reason: str | None = None
@@ -173,6 +179,19 @@ class _SafeProgram:
         return dspy.Prediction(result=result, error=error, latency_s=latency)
 
 
+def _cited_sources(result: Any, cited: list[int]) -> list[Citation]:
+    """The cited passages (each once, in citation order) as located citations."""
+    if result is None:
+        return []
+    seen: set[str] = set()
+    out: list[Citation] = []
+    for number in cited:
+        if 0 < number <= len(result.passages) and result.passages[number - 1].chunk_id not in seen:
+            seen.add(result.passages[number - 1].chunk_id)
+            out.append(Citation.of(number, result.passages[number - 1]))
+    return out
+
+
 def _program_name(program: Any) -> str:
     name = getattr(program, "__name__", None) or type(program).__name__
     return str(name)
@@ -185,8 +204,13 @@ def evaluate(
     judge: EntailmentJudge | str = "offline",
     progress: bool = True,
     all_types: Iterable[str] = (),
+    engine: Literal["dspy", "mlflow"] = "dspy",
 ) -> EvaluationReport:
     """Run ``program(question=...)`` on every question with ``dspy.Evaluate`` and compute every metric.
+
+    ``engine="mlflow"`` runs the questions through ``mlflow.genai.evaluate`` with the grounding scorers
+    instead (:mod:`groundqa.tracking.genai`; an MLflow store must be configured): the same per-question
+    scores, plus per-question assessments on the traces in MLflow.
 
     ``program`` is a ``dspy.Module`` or any callable returning a ``dspy.Prediction`` with ``.result``
     (a ``GroundedResult``) or a generic prediction with ``answer`` (see :mod:`groundqa.metrics.coerce`).
@@ -210,7 +234,13 @@ def evaluate(
 
     metric.__name__ = "grounding_metric"
     results: list[tuple[Any, Any, Any]] = []
-    if questions:
+    if engine not in ("dspy", "mlflow"):
+        raise ValueError(f"unknown evaluation engine {engine!r}; choose 'dspy' or 'mlflow'")
+    if questions and engine == "mlflow":
+        from groundqa.tracking.genai import genai_evaluate
+
+        results, metric_time = genai_evaluate(_SafeProgram(program), questions, judge_obj, threads=threads)
+    elif questions:
         evaluator = dspy.Evaluate(
             devset=to_examples(questions), metric=metric, num_threads=max(1, int(threads)),
             display_progress=progress, display_table=False, failure_score=0.0, provide_traceback=False,
@@ -227,13 +257,17 @@ def evaluate(
             item = score_item(question, pred if pred.get("result") is not None else None, judge_obj,
                               error=error or "evaluation failed")
         result = pred.get("result") if isinstance(pred, dspy.Prediction) else None
+        if item.gold_page_cited is None and question.gold_pages:  # examples carry no gold pages
+            item.gold_page_cited = gold_page_cited(question, result)
         items.append(item)
         cited = citation_numbers(result.answer) if result is not None else []
         doc_ids = [result.passages[n - 1].doc_id for n in cited if result is not None and 0 < n <= len(result.passages)]
+        sources = _cited_sources(result, cited)
         records.append(QuestionRecord(
             id=question.id, type=question.type, question=question.question,
             answer=result.answer if result is not None else "",
             citations=cited, cited_doc_ids=list(dict.fromkeys(doc_ids)),
+            cited_sources=[c.label for c in sources], cited_locations=[c.location for c in sources if c.location],
             abstained=item.abstained,
             abstain_reason=result.abstain_reason.value if result is not None and result.abstain_reason else None,
             exit_reason=result.exit_reason.value if result is not None else None,

@@ -3,7 +3,8 @@
 Means are over the items a metric applies to (``None`` item scores are skipped): citation recall /
 precision and faithfulness over answered items (ALCE: answered items only), EM / token F1 / STR-EM over
 answerable items with gold answers (an abstention or error there scores 0, as in SQuAD 2.0's HasAns),
-abstention and premise detection over all items. A metric with no applicable item — e.g. a type with zero
+abstention and premise detection over all items; the gold-page-cited rate over answered items whose
+question names gold pages. A metric with no applicable item — e.g. a type with zero
 questions — is ``None``, never a division by zero, and is left out of the macro means over types.
 """
 
@@ -21,6 +22,7 @@ from groundqa.metrics.composite import ItemScores, score_item
 
 MEAN_METRICS = (
     "score", "citation_recall", "citation_precision", "faithfulness", "exact_match", "token_f1", "str_em",
+    "gold_page_cited",
 )
 SET_METRICS = (
     "abstain_precision", "abstain_recall", "abstain_f1", "over_abstention_rate",

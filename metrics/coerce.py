@@ -109,7 +109,7 @@ def gold_of(example: Any) -> Question:
     if isinstance(example, Question):
         return example
     data: dict[str, Any] = {}
-    for key in ("id", "question", "answers", "should_abstain", "type", "gold_docs", "false_premise"):
+    for key in ("id", "question", "answers", "should_abstain", "type", "gold_docs", "false_premise", "gold_pages"):
         value = _get(example, key)
         if value is not None:
             data[key] = value

@@ -35,6 +35,7 @@ from groundqa.metrics.citations import CitationScores, citation_scores
 from groundqa.metrics.coerce import as_result, gold_of, is_abstention
 from groundqa.metrics.correctness import correctness
 from groundqa.metrics.faithfulness import faithfulness
+from groundqa.metrics.pages import gold_page_cited
 from groundqa.signatures.types import GroundedResult
 from groundqa.text import truncate
 
@@ -82,6 +83,8 @@ class ItemScores(BaseModel):
     token_f1: float | None = None
     str_em: float | None = None
     correctness: float | None = None
+    gold_page_cited: float | None = Field(
+        default=None, description="1 if the answer cites one of the question's gold pages (only where given)")
 
 
 def _quote(text: str, limit: int = 90) -> str:
@@ -190,6 +193,7 @@ def score_item(
 
     cites = citation_scores(result.answer, result.passages, judge)
     item.citation_recall, item.citation_precision = cites.recall, cites.precision
+    item.gold_page_cited = gold_page_cited(gold, result)
     item.n_sentences, item.n_citations, item.out_of_range = cites.n_sentences, cites.n_citations, cites.out_of_range
     if full:
         item.faithfulness = faithfulness(result.answer, result.passages, judge).score

@@ -84,10 +84,13 @@ _SUBORDINATE = re.compile(r"\b(?:before|after|while|during|since|because|althoug
 # weigh half too, except the question's last word, which is where the main clause resumes.
 _RELATIVE = re.compile(r"\b(?:who|whom|whose|which|that|where)\b", re.I)
 
+def _stemmed_groups(groups: dict[str, str]) -> dict[str, frozenset[str]]:
+    """``{"high": "height tall metre"}`` -> ``{stem("high"): {stem("height"), stem("tall"), stem("metre")}}``."""
+    return {stem(key): frozenset(stem(w) for w in _words(words)) for key, words in groups.items()}
+
+
 # A dimension attribute is present when the answer gives one of its units or words.
-_DIMENSIONS: dict[str, frozenset[str]] = {
-    stem(key): frozenset(stem(w) for w in _words(words))
-    for key, words in {
+_DIMENSIONS: dict[str, frozenset[str]] = _stemmed_groups({
         "high": "high height tall elevation altitude rise metre meter feet foot ft km kilometre",
         "tall": "tall height high metre meter feet foot storey floor",
         "deep": "deep depth metre meter feet foot fathom",
@@ -95,8 +98,7 @@ _DIMENSIONS: dict[str, frozenset[str]] = {
         "far": "far distance kilometre km mile metre meter away",
         "old": "old age aged year born",
         "wide": "wide width metre meter kilometre km feet",
-        "big": "big large size area hectare acre square kilometre km metre",
-        "large": "large big size area hectare acre square",
+        "big": "big large size area hectare acre square kilometre km metre",  # "large" stems to "big"
         "temperature": "temperature degree celsius fahrenheit kelvin minus",
         "heavy": "heavy weight tonne ton kilogram kg pound",
         "fast": "fast speed knot kilometre km mile hour",
@@ -110,14 +112,11 @@ _DIMENSIONS: dict[str, frozenset[str]] = {
         "married": "married marry wife husband spouse wed",
         "founded": "found establish begin start open create",
         "built": "build construct complete erect open",
-    }.items()
-}
+})
 
 
 # Words that say the same thing as an asked term without being a dimension of it.
-_SYNONYMS: dict[str, frozenset[str]] = {
-    stem(key): frozenset(stem(w) for w in _words(words))
-    for key, words in {
+_SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "belong": "member part",
         "store": "keep kept hold house",
         "teach": "lecture professor taught",
@@ -126,8 +125,7 @@ _SYNONYMS: dict[str, frozenset[str]] = {
         "write": "author wrote writer",
         "lead": "led leader head",
         "premiere": "first performed premiered",
-    }.items()
-}
+})
 
 
 def _type_of(question: str) -> AnswerType | None:

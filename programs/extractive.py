@@ -95,12 +95,15 @@ def _bridge_sentence(context: NumberedContext, bridge: Bridge | None, candidate:
 
 
 def extractive_answer(question: str, context: NumberedContext, max_sentences: int = 2, floor: float = 0.35,
-                      answerability: float = 0.0, bridge: Bridge | None = None) -> Extraction:
+                      answerability: float = 0.0, bridge: Bridge | None = None,
+                      citable: set[int] | None = None) -> Extraction:
     """Up to ``max_sentences`` sentences above ``floor`` that each answer ``question`` (see the module
-    docstring); with a bridge, second-hop sentences are tried first and the naming sentence leads."""
+    docstring); with a bridge, second-hop sentences are tried first and the naming sentence leads. Only
+    passages numbered in ``citable`` (all, when None) may be quoted."""
     what = asked(question)
     out = Extraction()
-    ranked = [c for c in rank_sentences(question, context, [bridge.query] if bridge else ()) if c.score >= floor]
+    ranked = [c for c in rank_sentences(question, context, [bridge.query] if bridge else ())
+              if c.score >= floor and (citable is None or c.number in citable)]
     out.best = ranked[0] if ranked else None
     bridge_number = next((n for n, p in enumerate(context.passages, start=1) if bridge and p.chunk_id == bridge.chunk_id),
                          None)

@@ -35,7 +35,7 @@ from groundqa.signatures.types import (
     GroundedResult,
     Passage,
 )
-from groundqa.text import citation_numbers, truncate
+from groundqa.text import citation_numbers
 
 from .answerability import asked
 from .bridging import Bridge, find_bridge
@@ -186,11 +186,15 @@ class GroundedQA(dspy.Module):
             return self._abstain(result, AbstainReason.TOO_FEW_SOURCES,
                                  f"{len(evidence)} passage(s) clear the evidence floor {gates.evidence_floor} "
                                  f"(best score {best:.2f}); {gates.min_sources} needed")
-        evidence, bridge = self._bridge(question, evidence, state)
+        # What the LM is shown depends on the sizes only, never on the thresholds: a calibration trial that
+        # moves a floor re-asks nothing. The floors decide what may be cited.
+        shown, bridge, hop = self._bridge(question, passages, state)
         budgets = self.config.budgets
-        context = build_context(evidence[: gates.max_passages], budgets.max_context_chars, budgets.context_policy)
+        context = build_context(shown[: gates.max_passages], budgets.max_context_chars, budgets.context_policy)
         result.passages = context.passages
-        self._synthesize(question, result, context, state, bridge)
+        citable = {n for n, p in enumerate(context.passages, start=1)
+                   if p.score >= gates.evidence_floor or (p.chunk_id in hop and p.score >= gates.bridge_floor)}
+        self._synthesize(question, result, context, state, bridge, citable)
 
     def _retrieve(self, query: str) -> list[Passage]:
         """``gates.k`` passages for ``query``: twice as many dense hits, re-ranked with word overlap."""
@@ -216,24 +220,26 @@ class GroundedQA(dspy.Module):
             return True
         return False
 
-    def _bridge(self, question: str, evidence: list[Passage], state: RunState) -> tuple[list[Passage], Bridge | None]:
-        """A second hop for a question that describes what it asks about; its best passage joins the
-        evidence right after the first hop's best (so both survive the context cut)."""
-        bridge = find_bridge(question, evidence) if self.config.bridging else None
+    def _bridge(self, question: str, passages: list[Passage], state: RunState
+                ) -> tuple[list[Passage], Bridge | None, set[str]]:
+        """A second hop for a question that describes what it asks about: ``(passages to show, the bridge,
+        the second hop's chunk ids)``. Its best passage is shown right after the passage that named the
+        bridge, so both survive the context cut; it counts as evidence from ``gates.bridge_floor``."""
+        bridge = find_bridge(question, passages) if self.config.bridging else None
         if bridge is None:
-            return evidence, None
+            return passages, None, set()
         state.emit("bridge", entity=bridge.entity, query=bridge.query, chunk_id=bridge.chunk_id)
         state.note(f"bridge: the first hop names {bridge.entity!r}; retrieved again with {bridge.query!r}")
         with stage_scope("bridge"):
-            hop = [p for p in self._retrieve(bridge.query) if p.score >= self.gates.bridge_floor]
+            hop = self._retrieve(bridge.query)
         target = next((p for p in hop if p.chunk_id != bridge.chunk_id), None)
         if target is None:
             state.note("bridge: the second hop found no other passage")
-            return evidence, None
-        first = next(p for p in evidence if p.chunk_id == bridge.chunk_id)
-        rest = merge_passages([p for p in evidence if p.chunk_id not in (first.chunk_id, target.chunk_id)],
-                              [p for p in hop if p.chunk_id not in (first.chunk_id, target.chunk_id)])
-        return [first, target, *rest], bridge
+            return passages, None, set()
+        first = next(p for p in passages if p.chunk_id == bridge.chunk_id)
+        pair = (first.chunk_id, target.chunk_id)
+        rest = merge_passages([p for p in passages if p.chunk_id not in pair], [p for p in hop if p.chunk_id not in pair])
+        return [first, target, *rest], bridge, {p.chunk_id for p in hop}
 
     def _subqueries(self, question: str) -> list[str]:
         mode = self.config.multi_hop
@@ -246,7 +252,7 @@ class GroundedQA(dspy.Module):
         return []
 
     def _synthesize(self, question: str, result: GroundedResult, context: NumberedContext, state: RunState,
-                    bridge: Bridge | None = None) -> None:
+                    bridge: Bridge | None = None, citable: set[int] | None = None) -> None:
         cfg, gates = self.config, self.gates
         texts = [p.text for p in context.passages]
         titles = [p.title for p in context.passages]
@@ -258,7 +264,7 @@ class GroundedQA(dspy.Module):
             result.violations = _violation_counts(failure)
             state.note(f"the LM did not meet the citation contract in {cfg.max_attempts} attempt(s)")
             if cfg.fallback == "extractive":
-                return self._extractive(question, result, context, bridge)
+                return self._extractive(question, result, context, bridge, citable)
             if all(a.outcome == "error" or {v.key for v in a.violations} <= GENERATION_FAILURES
                    for a in failure.attempts):
                 raise state.stop(ExitReason.LM_GENERATION_FAILURE,
@@ -276,9 +282,11 @@ class GroundedQA(dspy.Module):
             state.note(f"the generated answer does not contain what the question asks for "
                        f"(answerability {pred.answerability:.2f} < {gates.answerability})")
             if cfg.fallback == "extractive":
-                return self._extractive(question, result, context, bridge)
+                return self._extractive(question, result, context, bridge, citable)
             return self._abstain(result, AbstainReason.NOT_ANSWERED, "the answer does not contain what was asked")
         weak = {s.index for s in pred.support if not s.supported}
+        if citable is not None:  # a sentence resting only on passages below the evidence floor is not kept
+            weak |= {c.index for c in checks if c.cited and not set(c.cited) & citable}
         if weak:
             if cfg.unsupported_policy == "abstain":
                 return self._abstain(result, AbstainReason.CONTRACT_FAILED,
@@ -288,24 +296,24 @@ class GroundedQA(dspy.Module):
         if not any(c.factual and c.index in keep for c in checks):
             if cfg.fallback == "extractive":
                 state.note("no supported sentence left; falling back to an extractive answer")
-                return self._extractive(question, result, context, bridge)
+                return self._extractive(question, result, context, bridge, citable)
             return self._abstain(result, AbstainReason.CONTRACT_FAILED, "no supported sentence left")
         answer = render(checks, keep)
         supported = [s.confidence for s in pred.support if s.index in keep]
         self._finish(result, answer, context, supported, mode="generated")
 
     def _extractive(self, question: str, result: GroundedResult, context: NumberedContext,
-                    bridge: Bridge | None = None) -> None:
+                    bridge: Bridge | None = None, citable: set[int] | None = None) -> None:
         gates = self.gates
         if asked(question).kind == "yes_no":
             polar = polar_answer(question, context, get_judge(self.config.support_judge), gates.support_threshold,
-                                 gates.contradiction)
+                                 gates.contradiction, citable)
             if polar is None:
                 return self._abstain(result, AbstainReason.NOT_ANSWERED,
                                      "no passage says yes or no to what the question asks")
             return self._finish(result, polar.text, context, [polar.support], mode="extractive")
         found = extractive_answer(question, context, floor=gates.answer_floor, answerability=gates.answerability,
-                                  bridge=bridge)
+                                  bridge=bridge, citable=citable)
         if found.chosen:
             return self._finish(result, found.answer, context, [c.score for c in found.chosen], mode="extractive")
         if found.shortfall is not None:
@@ -351,8 +359,7 @@ def _report_of(outcome: Any) -> ContractReport | None:
 
 
 def _citation(number: int, passage: Passage) -> Citation:
-    return Citation(index=number, chunk_id=passage.chunk_id, doc_id=passage.doc_id, title=passage.title,
-                    snippet=truncate(passage.text, 240), score=passage.score)
+    return Citation.of(number, passage)
 
 
 def _violation_counts(outcome: Any) -> dict[str, int]:

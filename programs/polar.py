@@ -51,13 +51,16 @@ class PolarAnswer:
 
 
 def polar_answer(question: str, context: NumberedContext, judge: EntailmentJudge, support_threshold: float,
-                 contradiction_threshold: float) -> PolarAnswer | None:
-    """A cited yes or no for ``question`` from ``context``, or ``None`` when no passage decides it."""
+                 contradiction_threshold: float, citable: set[int] | None = None) -> PolarAnswer | None:
+    """A cited yes or no for ``question`` from ``context`` (only passages numbered in ``citable``, all
+    when None), or ``None`` when no passage decides it."""
     claim = statement(question)
     if not claim:
         return None
     best: PolarAnswer | None = None
     for number, passage in enumerate(context.passages, start=1):
+        if citable is not None and number not in citable:
+            continue
         verdict = judge.judge(claim, [passage.text if not passage.title else f"Title: {passage.title}\n{passage.text}"])
         if not verdict.entailed or verdict.support < support_threshold:
             continue
@@ -66,10 +69,12 @@ def polar_answer(question: str, context: NumberedContext, judge: EntailmentJudge
             best = PolarAnswer("yes", number, sentence, round(verdict.support, 4))
     if best is not None:
         return best
-    denial = find_contradiction(claim, context.passages, contradiction_threshold)
+    allowed = [p for n, p in enumerate(context.passages, start=1) if citable is None or n in citable]
+    denial = find_contradiction(claim, allowed, contradiction_threshold)
     if denial is None or denial.kind not in ("negation", "antonym"):
         return None
-    return PolarAnswer("no", denial.passage + 1, denial.sentence, denial.coverage)
+    number = context.passages.index(allowed[denial.passage]) + 1
+    return PolarAnswer("no", number, denial.sentence, denial.coverage)
 
 
 def _best_sentence(claim: str, text: str, title: str = "") -> tuple[str, float]:

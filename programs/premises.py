@@ -32,6 +32,8 @@ from .presuppositions import MAX_CLAIMS, MAX_WORDS, heuristic_presuppositions
 from .retriever import Retriever
 
 Extractor = Literal["lm", "heuristic"]
+JUDGED = 3
+"""Passages the judge reads per claim (the best-ranked of ``gates.premise_k``; the word checks read all)."""
 JudgeKind = Literal["lm", "offline"]
 
 
@@ -83,28 +85,14 @@ class PremiseVerifier(dspy.Module):
         if not passages:
             return PremiseVerdict(claim=claim.claim, supported=False, status="unsupported",
                                   rationale="nothing in the corpus matches this claim")
-        if self.judge_kind == "offline":
-            # One passage must carry the whole claim: joint support across passages would let a
-            # namesake's page lend the name and another page the event (cross-entity confusion).
-            judge = get_judge("offline")
-            verdicts = [judge.judge(claim.claim, [p.text]) for p in passages]
-            index = max(range(len(verdicts)), key=lambda i: verdicts[i].support)
-            verdict = verdicts[index]
-            said, confidence, rationale = verdict.entailed, verdict.support, verdict.rationale
-            cited = [passages[index].chunk_id] if verdict.entailed else []
-        else:
-            context = build_context(passages, max_chars=4000)
-            with stage_scope("premises"):
-                out = self.judge(claim=claim.claim, passages=context.text)
-            said, confidence = bool(out.supported), float(out.confidence or 0.0)
-            cited = [context.passages[n - 1].chunk_id for n in (out.evidence or []) if 1 <= n <= context.size]
-            rationale = str(out.rationale or "")
         mention = _mentioned(claim.claim, passages) if claim.kind == "existence" else None
-        if mention is not None and not (said and confidence >= gates.premise_threshold):
-            # an existence claim holds when one passage names every part of it, whatever its wording
-            index = mention
-            said, confidence, cited = True, 1.0, [passages[index].chunk_id]
-            rationale = f"passage {passages[index].chunk_id} mentions every part of it"
+        if mention is not None:
+            # an existence claim holds when one passage names every part of it, whatever its wording (a
+            # word check: the judge, which embeds every sentence, is not needed)
+            said, confidence, cited = True, 1.0, [passages[mention].chunk_id]
+            rationale = f"passage {passages[mention].chunk_id} mentions every part of it"
+        else:
+            said, confidence, cited, rationale = self._judge(claim.claim, passages[:JUDGED])
         threshold, floor = gates.premise_threshold, gates.premise_floor
         supported = said and confidence >= threshold and best >= floor
         if said and not supported:
@@ -122,10 +110,26 @@ class PremiseVerifier(dspy.Module):
             if found is not None:
                 source = passages[found.passage]
                 verdict.status, verdict.supported = "contradicted", False
-                verdict.correction = Citation(index=1, chunk_id=source.chunk_id, doc_id=source.doc_id,
-                                              title=source.title, snippet=found.sentence, score=source.score)
+                verdict.correction = Citation.of(1, source).model_copy(update={"snippet": found.sentence})
                 verdict.rationale = (verdict.rationale + " " if verdict.rationale else "") + f"(a passage {found.detail})"
         return verdict
+
+    def _judge(self, claim: str, passages: list[Passage]) -> tuple[bool, float, list[str], str]:
+        """(judged supported, confidence, chunk ids relied on, rationale) from the configured judge."""
+        if self.judge_kind == "offline":
+            # One passage must carry the whole claim: joint support across passages would let a
+            # namesake's page lend the name and another page the event (cross-entity confusion).
+            judge = get_judge("offline")
+            verdicts = [judge.judge(claim, [p.text]) for p in passages]
+            index = max(range(len(verdicts)), key=lambda i: verdicts[i].support)
+            verdict = verdicts[index]
+            cited = [passages[index].chunk_id] if verdict.entailed else []
+            return verdict.entailed, verdict.support, cited, verdict.rationale
+        context = build_context(passages, max_chars=4000)
+        with stage_scope("premises"):
+            out = self.judge(claim=claim, passages=context.text)
+        cited = [context.passages[n - 1].chunk_id for n in (out.evidence or []) if 1 <= n <= context.size]
+        return bool(out.supported), float(out.confidence or 0.0), cited, str(out.rationale or "")
 
     def forward(self, question: str, gates: Gates | None = None) -> dspy.Prediction:
         try:

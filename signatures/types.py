@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 
 class ExitReason(str, Enum):
@@ -56,8 +56,62 @@ class Passage(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
+class SourceLocation(BaseModel):
+    """Where a chunk came from, so that a reader can find the cited words in the original file.
+
+    ``path`` is relative to the folder that was ingested; ``page`` (PDF, 1-based) or ``section`` (the
+    heading path of an HTML page, joined with " › "); ``char_start``/``char_end`` are offsets of the
+    chunk in the extracted text of its page (PDF) or of its whole document (other formats).
+    """
+
+    path: str | None = None
+    page: int | None = None
+    section: str | None = None
+    char_start: int | None = None
+    char_end: int | None = None
+
+    @classmethod
+    def from_metadata(cls, metadata: dict[str, Any]) -> SourceLocation | None:
+        """The location recorded on a chunk's metadata at ingestion; ``None`` when it has none."""
+        def _int(value: Any) -> int | None:
+            try:
+                return int(value) if value is not None and value != "" else None
+            except (TypeError, ValueError):
+                return None
+
+        location = cls(
+            path=str(metadata["path"]) if metadata.get("path") else None,
+            page=_int(metadata.get("page")),
+            section=str(metadata["section"]) if metadata.get("section") else None,
+            char_start=_int(metadata.get("char_start")),
+            char_end=_int(metadata.get("char_end")),
+        )
+        return None if location == cls() else location
+
+    def __str__(self) -> str:
+        parts = [self.path or "?"]
+        if self.page is not None:
+            parts.append(f"p. {self.page}")
+        if self.section:
+            parts.append(self.section)
+        if self.char_start is not None and self.char_end is not None:
+            parts.append(f"chars {self.char_start}-{self.char_end}")
+        return ", ".join(parts)
+
+
+def cite_label(title: str, page: int | None = None, section: str | None = None) -> str:
+    """How a citation reads to a person: ``"title, p. 12"`` or ``"title › section"``."""
+    label = title
+    if section:
+        label = f"{label} \u203a {section}" if label else section
+    if page is not None:
+        label = f"{label}, p. {page}" if label else f"p. {page}"
+    return label
+
+
 class Citation(BaseModel):
-    """A passage the answer cites as ``[index]``."""
+    """A passage the answer cites as ``[index]``; ``page``/``section``/``location`` say where in the
+    original file it is (filled from the passage's metadata by :meth:`of` or :meth:`located`)."""
 
     index: int
     chunk_id: str
@@ -65,6 +119,40 @@ class Citation(BaseModel):
     title: str = ""
     snippet: str = ""
     score: float = 0.0
+    page: int | None = Field(default=None, description="1-based PDF page of the cited chunk")
+    section: str | None = Field(default=None, description="heading path of the cited chunk (HTML)")
+    location: SourceLocation | None = Field(default=None, description="file, page or section, character offsets")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def label(self) -> str:
+        """``"title, p. 12"`` / ``"title › section"``: what the CLI shows (also in ``--json``)."""
+        return cite_label(self.title or self.doc_id, self.page, self.section)
+
+    @classmethod
+    def of(cls, index: int, passage: Passage, snippet_chars: int = 240) -> Citation:
+        """The citation ``[index]`` of ``passage``, with its page, section and location."""
+        from groundqa.text import truncate
+
+        location = SourceLocation.from_metadata(passage.metadata)
+        return cls(index=index, chunk_id=passage.chunk_id, doc_id=passage.doc_id, title=passage.title,
+                   snippet=truncate(passage.text, snippet_chars), score=passage.score,
+                   page=location.page if location else None, section=location.section if location else None,
+                   location=location)
+
+    def located(self, passages: list[Passage]) -> Citation:
+        """This citation with page, section and location taken from the passage of the same chunk in
+        ``passages`` (for citations built without them); unchanged when already located or not found."""
+        if self.location is not None:
+            return self
+        for passage in passages:
+            if passage.chunk_id == self.chunk_id:
+                location = SourceLocation.from_metadata(passage.metadata)
+                if location is None:
+                    return self
+                return self.model_copy(update={"page": location.page, "section": location.section,
+                                               "location": location})
+        return self
 
 
 class PremiseVerdict(BaseModel):

@@ -57,6 +57,7 @@ def _isolate_mlflow():
     from mlflow.tracking import fluent
 
     mlflow.dspy.autolog(disable=True)  # its callbacks would otherwise log later tests' evaluations
+    mlflow.clear_active_model()  # a model logged or loaded in one test's store is not in the next one's
     while mlflow.active_run() is not None:
         mlflow.end_run()
     fluent._active_experiment_id = None

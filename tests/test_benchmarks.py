@@ -36,7 +36,7 @@ def test_generate_corpus_is_exact_and_deterministic() -> None:
 def tiny_retrieval() -> dict[str, Any]:
     return run_retrieval(
         n_chunks=300, scale_to=450, n_queries=15, embed_sentences=40, embed_chunks=16, seed=3,
-        show_progress=False, log=lambda _message: None,
+        show_progress=False, log=lambda _message: None, pdf_files=2, pdf_pages_per_file=2,
     )
 
 
@@ -67,10 +67,19 @@ def test_retrieval_result_has_sane_figures(tiny_retrieval: dict[str, Any]) -> No
             assert figures["per_s"] > 0
 
 
+def test_retrieval_measures_pdf_ingestion(tiny_retrieval: dict[str, Any]) -> None:
+    pdf = tiny_retrieval["pdf"]
+    assert (pdf["files"], pdf["pages"], pdf["errors"]) == (2, 4, 0)
+    assert pdf["chunks"] == pdf["chunks_expected"] >= pdf["pages"]
+    assert pdf["pages_per_s"] > 0 and pdf["chunks_per_s"] > 0 and pdf["read_pages_per_s"] > 0
+    assert (pdf["reingest_files_unchanged"], pdf["reingest_chunks_added"]) == (2, 0)
+
+
 def test_retrieval_tables_render(tiny_retrieval: dict[str, Any]) -> None:
     rendered = [markdown_table(t["columns"], t["rows"]) for t in tables(tiny_retrieval)]
     assert len(rendered) == 2
     assert "Re-ingest" in rendered[0] and "unchanged" in rendered[0]
+    assert "PDF ingest" in rendered[0] and "pages/s" in rendered[0]
     assert rendered[1].count("\n") == 1 + len(tiny_retrieval["scales"])
 
 

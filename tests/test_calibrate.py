@@ -79,6 +79,13 @@ def test_trials_cost_no_lm_calls(store, trainset):
     assert calls and len(set(calls)) == 1  # every trial after the first pass is served from memory
 
 
+def test_each_question_asks_the_lm_at_most_once_over_a_whole_search(store, trainset):
+    # the default search moves every decision gate, floors included: what the LM is shown never changes
+    qa, lm = program(store)
+    CalibrateGates(metric(), n_trials=8, seed=2, progress=False, say=lambda _: None).compile(qa, trainset=trainset)
+    assert 0 < lm.calls <= len(trainset)
+
+
 def test_too_small_a_trainset_keeps_the_gates_and_says_so(store, trainset):
     qa, _ = program(store)
     said: list[str] = []

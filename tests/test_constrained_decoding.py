@@ -20,6 +20,9 @@ class FakeLlama:
     def token_eos(self) -> int:
         return 0
 
+    def n_vocab(self) -> int:
+        return len(self.pieces)
+
 
 VOCAB = ["", "The", " mill", " was built in 1820", ".", " [", "1", "2", "]", "\n\n", "[[ ## completed ## ]]",
          "NOT IN SOURCES", "[", " and", "?", "\n", "7"]
@@ -75,6 +78,18 @@ def test_walks_down_the_ranking_when_no_top_token_fits() -> None:
     out = c([0, 0, 0], logits)
     assert c.fallbacks == 1
     assert np.isfinite(out[VOCAB.index("]")]) and not np.isfinite(out[VOCAB.index(" and")])
+
+
+def test_the_fallback_tries_the_structural_tokens_before_scanning_the_ranking() -> None:
+    pieces = ["", "The", " mill", " was built in 1820", *[f" word{i}" for i in range(40)], ".", " [", "1", "]"]
+    llm = FakeLlama(pieces)
+    c = RegexConstraint(llm, citation_pattern(1), n_prompt=0, top=2, max_scan=8)  # "." lies beyond the scan
+    c.text = "The mill was built in 1820."  # only " [" (or a decimal digit) may follow
+    logits = np.linspace(1.0, 0.0, len(pieces)).astype(np.float32)  # the structural tokens rank last
+    out = c([], logits)
+    assert c.fallbacks == 1 and np.isfinite(out[pieces.index(" [")])
+    assert not np.isfinite(out[pieces.index(" word0")])
+    assert c.checked < len(pieces)  # the words beyond the top were never tested
 
 
 def test_a_dead_end_ends_the_completion_with_eos() -> None:

@@ -231,12 +231,14 @@ def test_folder_loader_skips_unreadable_files(tmp_path: Path) -> None:
     (tmp_path / "latin1.txt").write_bytes(b"caf\xe9 au lait")
     (tmp_path / "blob.md").write_bytes(b"\x00\x01\x02\x03")
     (tmp_path / "empty.md").write_text("   \n", encoding="utf-8")
-    (tmp_path / "ignored.pdf").write_bytes(b"%PDF-1.4")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4")
+    (tmp_path / "ignored.csv").write_text("a,b\n", encoding="utf-8")
     report = load_text_folder(tmp_path)
     assert sorted(d.id for d in report.items) == ["good.md", "sub/also_good.txt"]
     assert next(d for d in report.items if d.id == "good.md").title == "Harbor notes"
     problems = {Path(e.path).name: e.message for e in report.errors}
-    assert set(problems) == {"latin1.txt", "blob.md", "empty.md"}
+    assert set(problems) == {"latin1.txt", "blob.md", "empty.md", "broken.pdf"}
+    assert "corrupt PDF" in problems["broken.pdf"]
     assert "not UTF-8" in problems["latin1.txt"]
     assert "binary" in problems["blob.md"]
     assert "empty" in problems["empty.md"]

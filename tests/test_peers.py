@@ -178,7 +178,8 @@ def test_quality_core_on_a_scripted_lm(store: CorpusStore, home: Path) -> None:
 
     result = quality_result(outcome, {"lm": "scripted"})
     assert {"title", "config", "results", "tables", "notes", "chart"} <= set(result)
-    assert [t["title"] for t in result["tables"]] == ["Quality (3 questions)", "Cost per question"]
+    assert [t["title"] for t in result["tables"]] == ["Quality (3 questions)", "Cost per question",
+                                                      "Composite by question type"]
     assert all(len(row) == len(result["tables"][0]["columns"]) for row in result["tables"][0]["rows"])
     assert set(result["chart"]["series"]) == {"composite", "abstention F1", "answerable quality"}
     assert any("answerable quality while beating them on abstention F1" in n for n in result["notes"])

@@ -8,13 +8,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from groundqa.app import build_program, configure_lm
+from groundqa.app import build_program, configure_lm, program_settings
 from groundqa.cli.common import EXIT_USAGE, print_error, settings_from
 from groundqa.ingest import ensure_corpus
 from groundqa.programs.grounded_qa import check_question
 from groundqa.runtime.streaming import stream
 from groundqa.runtime.trace import Trace
 from groundqa.signatures.types import GroundedResult
+from groundqa.tracking.traces import command_tracer, flush_traces, lookup_for, trace_url_hint
 
 
 def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -24,9 +25,11 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
     p.add_argument("--stream", action="store_true", help="show events live (with --json: one JSON object a line)")
     p.add_argument("--format", choices=["auto", "prose", "bullets", "table", "steps"], default=None)
     p.add_argument("--no-premises", action="store_true", help="skip premise verification")
-    p.add_argument("--program", type=Path, help="a compiled program (program.json or its folder)")
+    p.add_argument("--program", help="a compiled program: program.json, its folder, or a logged model "
+                                     "(models:/NAME/VERSION, runs:/RUN_ID/program)")
     p.add_argument("--save-trace", type=Path, help="write the run's trace (.json or .yaml)")
     p.add_argument("--replay", type=Path, help="serve LM answers from a recorded trace (offline, deterministic)")
+    p.add_argument("--no-mlflow", action="store_true", help="do not trace the question to MLflow")
     common(p)
     p.set_defaults(func=cmd_ask)
 
@@ -40,12 +43,15 @@ def print_result(result: GroundedResult) -> None:
     if result.abstained:
         reason = result.abstain_reason.value if result.abstain_reason else "abstained"
         print(f"[abstained: {reason}] {result.abstain_message}")
+        if result.correction is not None:  # premise_contradicted: where the sources say otherwise
+            print(f"  source: {result.correction.label} ({result.correction.doc_id})")
     else:
         print(result.answer)
         label = " (extractive)" if result.mode == "extractive" else ""
         print(f"\nSources{label}:")
-        for c in result.citations:
-            print(f"  [{c.index}] {c.title or c.doc_id} ({c.doc_id}, score {c.score:.2f})")
+        for c in result.citations:  # "title, p. 12" / "title › section" where the source has pages or sections
+            c = c.located(result.passages)
+            print(f"  [{c.index}] {c.label} ({c.doc_id}, score {c.score:.2f})")
     if result.exit_reason.value != "COMPLETED":
         print(f"exit: {result.exit_reason.value}")
     u = result.usage
@@ -58,7 +64,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if problem is not None and problem[0].value == "EMPTY_INPUT":
         print_error(f"{problem[1]}: ask a question, e.g. groundqa ask \"Who designed the harbor lights?\"")
         return EXIT_USAGE
-    settings = settings_from(args)
+    settings = program_settings(settings_from(args), args.program, keep_collection=bool(args.collection))
     replay = Trace.load(args.replay) if args.replay else None
     configure_lm(settings, replay=replay)
     if replay is None:
@@ -67,8 +73,23 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.no_premises:
         overrides["verify_premises"] = False
     program = build_program(settings, program_path=args.program, **overrides)
-    trace = Trace(question=args.question)
-    kwargs = {"format": args.format, "use_cache": settings.cache and replay is None, "trace": trace}
+    tracer = command_tracer(settings, "ask", label=str(args.program or "baseline"), enabled=not args.no_mlflow)
+    if tracer.reason:
+        print(f"groundqa: MLflow: {tracer.reason}; the question is not traced", file=sys.stderr)
+    with tracer.question(args.question, lookup=lookup_for(program)) as trace:
+        _answer(args, program, trace, settings.cache and replay is None)
+    if args.save_trace:
+        trace.save(args.save_trace)
+        print(f"groundqa: trace written to {args.save_trace}", file=sys.stderr)
+    if tracer.enabled:
+        flush_traces()
+        print(f"groundqa: {trace_url_hint()}", file=sys.stderr)
+    return 0
+
+
+def _answer(args: argparse.Namespace, program: Any, trace: Trace, use_cache: bool) -> None:
+    """Answer (plain, JSON or streamed) with ``trace`` recording the run."""
+    kwargs = {"format": args.format, "use_cache": use_cache, "trace": trace}
     if args.stream:
         result = None
         for event in stream(program, args.question, **kwargs):
@@ -85,10 +106,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
     else:
         result = program.run(args.question, **kwargs)
         print(result.model_dump_json(indent=2)) if args.json else print_result(result)
-    if args.save_trace:
-        trace.save(args.save_trace)
-        print(f"groundqa: trace written to {args.save_trace}", file=sys.stderr)
-    return 0
 
 
 def describe_event(event: Any) -> str:

@@ -23,7 +23,7 @@ from groundqa.experiment_data import (
     stratified_sample,
 )
 from groundqa.ingest import ingest_documents
-from groundqa.tracking.evaluation_run import log_evaluation_run
+from groundqa.tracking.evaluation_run import evaluation_run
 from groundqa.tracking.setup import configure_tracking
 
 
@@ -41,7 +41,11 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
     p.add_argument("--sample", type=int, default=200, help="SQuAD questions to sample (balanced, seeded)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-questions", type=int, help="evaluate at most this many (stratified by type)")
-    p.add_argument("--program", default="baseline", help="'baseline' or a compiled program (program.json or folder)")
+    p.add_argument("--program", default="baseline", help="'baseline' or a compiled program: program.json, its folder, "
+                                                         "or a logged model (models:/NAME/VERSION, runs:/RUN_ID/program)")
+    p.add_argument("--engine", choices=["dspy", "mlflow"], default="dspy",
+                   help="dspy.Evaluate (default) or mlflow.genai.evaluate with the grounding scorers "
+                        "(per-question assessments on MLflow's Evaluation runs page)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--no-premises", action="store_true", help="turn premise verification off")
     p.add_argument("--json", type=Path, help="write the JSON report here")
@@ -92,6 +96,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     data = ExperimentData(name, docs, [], questions)
     if not args.collection:
         settings = settings.model_copy(update={"collection": data.collection})
+    tracking = configure_tracking(settings, not args.no_mlflow)
+    if args.engine == "mlflow" and not tracking.enabled:
+        raise CLIError(f"--engine mlflow needs an MLflow store ({tracking.reason})")
     configure_lm(settings)
     report = ingest_documents(settings, docs, progress=progress_bar("embedding chunks", args.quiet))
     console = Console(stderr=True)
@@ -100,22 +107,22 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     overrides = {"verify_premises": False} if args.no_premises else {}
     program_path = None if args.program == "baseline" else args.program
     program = build_program(settings, program_path=program_path, **overrides)
-    result = evaluate(program, questions, threads=args.threads, progress=not args.quiet)
+    label = "baseline" if args.program == "baseline" else "compiled"
+    params = {"lm": settings.lm, "program": str(args.program), "dataset": name, "verify_premises": not args.no_premises,
+              "split": args.split, "engine": args.engine}
+    with evaluation_run(tracking, name, args.run_name or f"evaluate-{label}", params, questions, label,
+                        args.split) as logged:  # the run spans the evaluation; a trace per question
+        result = evaluate(logged.wrap(program), questions, threads=args.threads, progress=not args.quiet,
+                          engine=args.engine)
+        run_id = logged.log(result)
     Console(width=max(160, shutil.get_terminal_size().columns)).print(result.table())
     print(f"{result.n} questions in {result.timing.total_s:.0f}s "
           f"(mean {result.timing.mean_latency_s or 0:.2f}s per question)")
     if args.json:
         result.to_json(args.json)
         print(f"report written to {args.json}")
-    tracking = configure_tracking(settings, not args.no_mlflow)
-    if tracking.enabled:
-        run_id = log_evaluation_run(
-            result, dataset=name,
-            run_name=args.run_name or f"evaluate-{args.program if args.program == 'baseline' else 'compiled'}",
-            params={"lm": settings.lm, "program": str(args.program), "dataset": name,
-                    "verify_premises": not args.no_premises, "split": args.split},
-        )
-        print(f"logged to MLflow run {run_id} ({tracking.uri})")
+    if run_id is not None:
+        print(f"logged to MLflow run {run_id} ({tracking.uri}); browse it with `groundqa ui`")
     elif not args.no_mlflow:
         print(f"MLflow: {tracking.reason}; the report is not logged", file=sys.stderr)
     return 0

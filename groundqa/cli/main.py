@@ -8,11 +8,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from groundqa.cli import ask, compare, evaluate, ingest, optimize
+from groundqa.cli import ask, compare, evaluate, ingest, optimize, serve, ui
 from groundqa.cli.common import EXIT_USAGE, add_common_arguments, print_error
 from groundqa.errors import GroundQAError
 
-COMMANDS = (ingest, ask, evaluate, optimize, compare)
+COMMANDS = (ingest, ask, evaluate, optimize, compare, ui, serve)
 """Command modules, in ``--help`` order; each has ``register(subparsers, common_arguments)``."""
 
 

@@ -1,4 +1,14 @@
-"""Build the configured LM: the embedded default or any LiteLLM model string."""
+"""Build the configured LM: the embedded default or any LiteLLM model string.
+
+A LiteLLM model string runs on DSPy's LiteLLM engine (``engine="litellm"``), not its native lm15 one:
+
+* LiteLLM maps ``max_tokens`` per provider. DSPy's native route sends ``openai/...`` models only
+  ``max_completion_tokens``, which OpenAI-compatible servers such as llama.cpp's ignore (one call
+  generated 3,688 tokens in 512 s); through LiteLLM they receive ``max_tokens``.
+* The guarded LM passes each call a ``timeout`` derived from the run's remaining budget; LiteLLM
+  hands it to its HTTP client, whereas the native engine would keep one connection pool per
+  distinct timeout.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +27,11 @@ _KEYLESS_PROVIDERS = {"ollama", "ollama_chat", "lm_studio", "llamafile", "vllm",
 
 def check_model_string(model: str, api_base: str | None = None) -> str:
     """Validate a LiteLLM model string; return its provider. Raises :class:`LMBackendError`
-    naming the problem (unknown provider, missing key) — never the key itself."""
+    naming the problem (unknown provider, missing key) — never the key itself.
+
+    The key check holds with or without ``api_base``: a provider whose client needs a key (``openai/``
+    in front of a local server included) fails here, up front, instead of ending every question with
+    ``LM_ERROR`` inside an abstention and exit code 0."""
     if "/" not in model:
         raise LMBackendError(
             f"unknown --lm {model!r}: use 'embedded' or a LiteLLM model string such as "
@@ -29,14 +43,18 @@ def check_model_string(model: str, api_base: str | None = None) -> str:
         _, provider, _, _ = litellm.get_llm_provider(model=model, api_base=api_base)
     except Exception as exc:
         raise LMBackendError(f"unknown --lm {model!r}: LiteLLM does not know this provider") from exc
-    if api_base is None and provider not in _KEYLESS_PROVIDERS:
+    if provider not in _KEYLESS_PROVIDERS:
         try:
-            missing = litellm.validate_environment(model=model).get("missing_keys") or []
+            missing = litellm.validate_environment(model=model, api_base=api_base).get("missing_keys") or []
         except Exception:  # some providers cannot be checked up front; let the first call tell
             missing = []
         if missing:
+            hint = ""
+            if api_base is not None:
+                hint = ("; a local server that takes no key still needs a value (any), or use a keyless "
+                        "prefix such as hosted_vllm/ or ollama_chat/")
             raise LMBackendError(
-                f"--lm {model!r} needs {', '.join(missing)} in the environment (not set)"
+                f"--lm {model!r} needs {', '.join(missing)} in the environment (not set){hint}"
             )
     return str(provider)
 
@@ -55,10 +73,11 @@ def build_lm(settings: Settings, **overrides: Any) -> dspy.LM:
             n_ctx=settings.n_ctx, n_threads=settings.lm_threads, cache=cache, **overrides,
         )
     check_model_string(model, settings.api_base)
-    kwargs: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens, "cache": cache, "num_retries": 0}
+    kwargs: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens, "cache": cache, "num_retries": 0,
+                              "engine": "litellm"}
     if settings.api_base:
         kwargs["api_base"] = settings.api_base
-    return dspy.LM(model, **kwargs, **overrides)
+    return dspy.LM(model, **{**kwargs, **overrides})
 
 
 def configure_dspy_cache(settings: Settings) -> None:

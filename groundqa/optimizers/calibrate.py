@@ -8,7 +8,8 @@ and the embedder. This optimizer fits them on the user's own train split:
 1. split the trainset into a *fit* part and a *check* part (stratified by should-abstain), unless a
    ``valset`` is given for the check;
 2. score the program's current gates on *fit* (this pass pays for the LM calls and retrievals);
-3. run an Optuna TPE search (seeded) over the decision gates' declared ranges; each trial re-runs
+3. run an Optuna TPE search (seeded) over the decision gates' declared ranges, its first half spent
+   on local moves (one gate a quarter of its range away from the current value); each trial re-runs
    *fit* with the LM and retrieval answers memoised, so a trial costs metric time, not LM time (a
    gate that moves a passage in or out of the context asks the LM once for that context, then never
    again). The size gates (:data:`SIZE_GATES`: what every prompt holds) join the search with
@@ -236,6 +237,8 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
         space = Gates.search_space()
         study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=self.seed))
         study.enqueue_trial({n: start[n] for n in names})  # the current gates are trial 0
+        for neighbour in neighbours(start, names, space)[: max(0, self.n_trials // 2)]:
+            study.enqueue_trial(neighbour)  # local moves first: one gate a quarter of its range away
         best_score, best_gates = report.fit_start or 0.0, dict(start)
         bar = _progress(self.n_trials, self.progress)
         for number in range(self.n_trials):
@@ -277,6 +280,22 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
                 return
         program.gates.load_state(best)
         report.kept, report.gates = "calibrated", dict(best)
+
+
+def neighbours(start: dict[str, Any], names: Sequence[str],
+               space: dict[str, tuple[float | int, float | int, type]]) -> list[dict[str, Any]]:
+    """The gates one step from ``start``, one gate at a time (a quarter of its range, 1 for an integer),
+    both directions, clipped to the range: the local moves tried before TPE explores further."""
+    moves: list[dict[str, Any]] = []
+    for name in names:
+        low, high, kind = space[name]
+        step = 1 if kind is int else (float(high) - float(low)) / 4
+        for sign in (-1, 1):
+            value = min(high, max(low, start[name] + sign * step))
+            value = int(value) if kind is int else round(float(value), 3)
+            if value != start[name]:
+                moves.append({n: (value if n == name else start[n]) for n in names})
+    return moves
 
 
 def _progress(total: int, enabled: bool) -> Callable[[int, float], None]:

@@ -4,6 +4,12 @@ Inside a run (:func:`groundqa.runtime.run.current_run`) every call is counted ag
 budget and the deadline, transient failures are retried with backoff and jitter (counted as
 retries), and the request/response is recorded in the run's trace. Outside a run it is a plain
 pass-through, so a guarded LM can stay configured for optimizers and ``dspy.Evaluate``.
+
+An LM reached over HTTP (a LiteLLM model string) gets a per-call ``timeout``: the run's remaining
+wall-clock budget (at least :data:`MIN_CALL_TIMEOUT_S`). The deadline is otherwise checked only between
+calls, so one slow call could outlive ``Budgets.timeout_s`` by its whole duration; with the timeout
+the client gives up when the budget does, and a run ends within a few seconds of it. A timeout never
+changes an answer, so it is kept out of DSPy's response-cache key (like the API key and base URL).
 """
 
 from __future__ import annotations
@@ -22,8 +28,32 @@ from groundqa.runtime.run import RunStopped, current_run, current_stage
 from groundqa.runtime.trace import LMCall, ReplayLM, ReplayMiss, request_key
 from groundqa.signatures.types import ExitReason
 
+MIN_CALL_TIMEOUT_S = 1.0
+"""The shortest per-call timeout: a call made just before the deadline still gets a chance to finish."""
+
 # DSPy's own adapters hand a guard OpenAI-style messages; forwarding them is not the caller's doing.
 warnings.filterwarnings("ignore", message="Passing OpenAI-style message dictionaries", category=DeprecationWarning)
+
+
+def _ignore_timeout_in_cache_keys() -> None:
+    """DSPy's response cache keys every call setting except a few client settings; add ``timeout``, or a
+    per-call timeout (different on every call) would make every cached answer unreachable."""
+    try:
+        from dspy.clients import execution
+    except ImportError:  # pragma: no cover - another DSPy layout: caching still works, just keyed on it
+        return
+    ignored = getattr(execution, "IGNORED_CACHE_KEYS", None)
+    if isinstance(ignored, list) and "timeout" not in ignored:
+        ignored.append("timeout")
+
+
+_ignore_timeout_in_cache_keys()
+
+
+def takes_timeout(lm: Any) -> bool:
+    """Whether ``lm`` accepts a per-call ``timeout``: a ``dspy.LM`` on a DSPy-owned HTTP engine (LiteLLM or
+    lm15); custom engines (the embedded llama.cpp one, scripted LMs) own their connection and refuse it."""
+    return isinstance(lm, dspy.LM) and isinstance(getattr(lm, "engine", None), str)
 
 
 def _usage_of(tracker: UsageTracker) -> dict[str, int]:
@@ -44,9 +74,17 @@ class GuardedLM(dspy.BaseLM):
         self.inner = inner
         self.replay = replay
         self.kwargs = inner.kwargs
+        self._timeout = takes_timeout(inner)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GuardedLM:
         return self  # an LM is a shared resource, never copied with a program
+
+    def call_timeout(self, run: Any) -> float | None:
+        """The per-call timeout for the next call of ``run`` (its remaining budget), or ``None`` when the
+        inner LM takes none (it runs in process)."""
+        if not self._timeout or self.replay is not None:
+            return None
+        return max(MIN_CALL_TIMEOUT_S, run.budgets.timeout_s - run.elapsed_s)
 
     def _call_inner(self, prompt: Any, messages: Any, kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, int]]:
         if self.replay is not None:
@@ -75,8 +113,10 @@ class GuardedLM(dspy.BaseLM):
             if run.on_event is not None and stage == "answer":
                 sink = lambda text: run.emit("token", text=text)  # noqa: E731
             token = TOKEN_SINK.set(sink)
+            timeout = self.call_timeout(run)
             try:
-                outputs, usage = self._call_inner(prompt, messages, kwargs)
+                outputs, usage = self._call_inner(prompt, messages,
+                                                  kwargs if timeout is None else {**kwargs, "timeout": timeout})
             except ReplayMiss:
                 raise
             except RunStopped:
@@ -87,8 +127,10 @@ class GuardedLM(dspy.BaseLM):
                 if is_transient(exc) and retry < run.budgets.max_lm_retries:
                     retry += 1
                     run.usage.lm_retries += 1
-                    time.sleep(backoff_delay(retry, run.budgets.backoff_base_s, run.budgets.backoff_max_s,
-                                             getattr(exc, "retry_after", None)))
+                    delay = backoff_delay(retry, run.budgets.backoff_base_s, run.budgets.backoff_max_s,
+                                          getattr(exc, "retry_after", None))
+                    # never sleep past the deadline: the check below then ends the run on time
+                    time.sleep(max(0.0, min(delay, run.budgets.timeout_s - run.elapsed_s + 0.01)))
                     run.check_deadline()
                     continue
                 reason = exit_reason_for(exc)

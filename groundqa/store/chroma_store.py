@@ -3,7 +3,9 @@
 Persistent by default (``<home>/chroma``); a Chroma server is used when ``chroma_url`` is set.
 Chunk ids derive from document id + content, so re-ingesting is an idempotent upsert and a changed
 document replaces its old chunks. Every change bumps the collection's ``index_version`` (used to
-invalidate retrieval caches).
+invalidate retrieval caches). Each chunk's metadata keeps where it came from (``path``, ``page`` or
+``section``, ``char_start``/``char_end``) and, for files, the ``fingerprint`` that lets re-ingestion
+skip an unchanged file without reading it.
 """
 
 from __future__ import annotations
@@ -18,16 +20,29 @@ from urllib.parse import urlparse
 from groundqa.datasets.loaders import Document, LoadError
 from groundqa.errors import GroundQAError
 from groundqa.signatures.types import Passage
-from groundqa.store.chunking import Chunk, chunk_text
+from groundqa.store.chunking import Chunk, chunk_segments, chunk_text
 from groundqa.store.embeddings import Embedder, get_embedder
 
 _VERSION_KEY = "groundqa_index_version"
 _MODEL_KEY = "groundqa_embedding_model"
 _UPSERT_BATCH = 256
+_LOOKUP_BATCH = 500
 
 
 class StoreError(GroundQAError, RuntimeError):
     """The vector store cannot be opened or queried; the message says why."""
+
+
+@dataclass
+class FormatReport:
+    """One file type's share of an ingestion (``pdf``, ``html``, ``md``, ``txt``, ``jsonl``)."""
+
+    files: int = 0
+    ingested: int = 0
+    unchanged: int = 0
+    failed: int = 0
+    pages: int = 0
+    chunks_added: int = 0
 
 
 @dataclass
@@ -42,10 +57,36 @@ class IngestReport:
     index_version: int = 0
     seconds: float = 0.0
     errors: list[LoadError] = field(default_factory=list)
+    files_unchanged: int = 0
+    """files skipped without reading: same content (hash), chunking and readers as when stored"""
+    documents_removed: int = 0
+    """documents whose file was deleted (``sync``)"""
+    chunks_relocated: int = 0
+    """unchanged chunks whose location metadata was brought up to date (no re-embedding)"""
+    added_by_document: dict[str, int] = field(default_factory=dict)
+    by_format: dict[str, FormatReport] = field(default_factory=dict)
+    notes: list[LoadError] = field(default_factory=list)
+    """what was skipped inside files that were ingested (e.g. PDF pages without text)"""
 
     @property
     def chunks_per_second(self) -> float:
         return self.chunks_added / self.seconds if self.seconds > 0 else 0.0
+
+    def merge(self, other: IngestReport) -> None:
+        """Add the counts of a later part of the same ingestion (totals and version: the later ones)."""
+        self.documents += other.documents
+        self.chunks_added += other.chunks_added
+        self.chunks_removed += other.chunks_removed
+        self.chunks_unchanged += other.chunks_unchanged
+        self.chunks_relocated += other.chunks_relocated
+        self.documents_removed += other.documents_removed
+        self.files_unchanged += other.files_unchanged
+        self.chunks_total, self.index_version = other.chunks_total, other.index_version
+        self.seconds += other.seconds
+        self.errors.extend(other.errors)
+        self.notes.extend(other.notes)
+        for doc_id, added in other.added_by_document.items():
+            self.added_by_document[doc_id] = self.added_by_document.get(doc_id, 0) + added
 
 
 def _scalar_metadata(values: dict[str, Any]) -> dict[str, str | int | float | bool]:
@@ -79,6 +120,24 @@ def open_client(path: Path | None = None, url: str | None = None) -> Any:
     except Exception as exc:  # chromadb raises many types; one clear message for all
         where = url or str(path)
         raise StoreError(f"cannot open the Chroma store at {where}: {exc}") from exc
+
+
+def chunk_metadata(doc: Document, chunk: Chunk) -> dict[str, str | int | float | bool]:
+    """What a chunk's metadata holds: the document's metadata, its id and title, the chunk's position,
+    and its place in the source (page or section, character offsets)."""
+    values: dict[str, Any] = {**doc.metadata, "doc_id": doc.id, "title": doc.title, "position": chunk.position,
+                              "char_start": chunk.start, "char_end": chunk.end}
+    if chunk.page is not None:
+        values["page"] = chunk.page
+    if chunk.section:
+        values["section"] = chunk.section
+    return _scalar_metadata(values)
+
+
+def embedding_text(doc: Document, chunk: Chunk) -> str:
+    """What is embedded for a chunk: its text under the document title (and section, when it has one)."""
+    heading = f"{doc.title} \u203a {chunk.section}" if doc.title and chunk.section else (doc.title or chunk.section)
+    return f"{heading}\n{chunk.text}" if heading else chunk.text
 
 
 class CorpusStore:
@@ -151,46 +210,93 @@ class CorpusStore:
         progress: Callable[[int, int], None] | None = None,
     ) -> IngestReport:
         """Upsert ``documents``: new chunks are embedded and added, stale chunks of a changed
-        document are removed, unchanged chunks are left alone."""
+        document are removed, unchanged chunks are left alone (their location metadata is brought up
+        to date when it differs, without re-embedding)."""
         import time
 
         started = time.perf_counter()
         report = IngestReport()
-        pending: list[tuple[Chunk, Document]] = []
+        pending: list[tuple[Chunk, Document, dict[str, Any]]] = []
         stale: list[str] = []
-        docs = list(documents)
-        for doc in docs:
-            chunks = chunk_text(doc.id, doc.text, chunk_size, chunk_overlap)
-            existing = set(self.collection.get(where={"doc_id": doc.id}, include=[])["ids"])
+        relocated: list[tuple[str, dict[str, Any]]] = []
+        for doc in documents:
+            chunks = (chunk_segments(doc.id, doc.segments, chunk_size, chunk_overlap) if doc.segments
+                      else chunk_text(doc.id, doc.text, chunk_size, chunk_overlap))
+            found = self.collection.get(where={"doc_id": doc.id}, include=["metadatas"])
+            existing = dict(zip(found["ids"], found["metadatas"] or [{}] * len(found["ids"]), strict=True))
             wanted = {c.chunk_id for c in chunks}
-            stale.extend(sorted(existing - wanted))
-            report.chunks_unchanged += len(existing & wanted)
-            pending.extend((c, doc) for c in chunks if c.chunk_id not in existing)
+            stale.extend(sorted(set(existing) - wanted))
+            for chunk in chunks:
+                metadata = chunk_metadata(doc, chunk)
+                if chunk.chunk_id not in existing:
+                    pending.append((chunk, doc, metadata))
+                    continue
+                report.chunks_unchanged += 1
+                stored = existing[chunk.chunk_id] or {}
+                if any(stored.get(key) != value for key, value in metadata.items()):
+                    relocated.append((chunk.chunk_id, metadata))
             report.documents += 1
+            report.notes.extend(LoadError(str(doc.metadata.get("source") or doc.id), None, note) for note in doc.notes)
         done = 0
         for start in range(0, len(pending), _UPSERT_BATCH):
             batch = pending[start : start + _UPSERT_BATCH]
-            vectors = self.embedder.embed([f"{doc.title}\n{c.text}" if doc.title else c.text for c, doc in batch])
+            vectors = self.embedder.embed([embedding_text(doc, c) for c, doc, _ in batch])
             self.collection.upsert(
-                ids=[c.chunk_id for c, _ in batch],
+                ids=[c.chunk_id for c, _, _ in batch],
                 embeddings=vectors,
-                documents=[c.text for c, _ in batch],
-                metadatas=[
-                    _scalar_metadata({**doc.metadata, "doc_id": doc.id, "title": doc.title, "position": c.position})
-                    for c, doc in batch
-                ],
+                documents=[c.text for c, _, _ in batch],
+                metadatas=[metadata for _, _, metadata in batch],
             )
+            for chunk, _, _ in batch:
+                report.added_by_document[chunk.doc_id] = report.added_by_document.get(chunk.doc_id, 0) + 1
             done += len(batch)
             if progress:
                 progress(done, len(pending))
+        for start in range(0, len(relocated), _UPSERT_BATCH):
+            part = relocated[start : start + _UPSERT_BATCH]
+            self.collection.update(ids=[cid for cid, _ in part], metadatas=[m for _, m in part])
         if stale:
             self.collection.delete(ids=stale)
         report.chunks_added = len(pending)
         report.chunks_removed = len(stale)
-        report.index_version = self._bump_version() if (pending or stale) else self.index_version
+        report.chunks_relocated = len(relocated)
+        changed = bool(pending or stale or relocated)
+        report.index_version = self._bump_version() if changed else self.index_version
         report.chunks_total = self.count()
         report.seconds = time.perf_counter() - started
         return report
+
+    def fingerprints(self, doc_ids: Iterable[str]) -> dict[str, str]:
+        """The stored ``fingerprint`` of each of ``doc_ids`` that has one (read from its first chunk)."""
+        ids = list(dict.fromkeys(doc_ids))
+        out: dict[str, str] = {}
+        for start in range(0, len(ids), _LOOKUP_BATCH):
+            part = ids[start : start + _LOOKUP_BATCH]
+            found = self.collection.get(where={"$and": [{"doc_id": {"$in": part}}, {"position": 0}]},
+                                        include=["metadatas"])
+            for meta in found["metadatas"] or []:
+                if meta and meta.get("fingerprint"):
+                    out[str(meta.get("doc_id"))] = str(meta["fingerprint"])
+        return out
+
+    def documents_from(self, root: str) -> set[str]:
+        """Ids of the documents ingested from the folder ``root`` (its resolved path)."""
+        found = self.collection.get(where={"$and": [{"root": root}, {"position": 0}]}, include=["metadatas"])
+        return {str(meta.get("doc_id")) for meta in found["metadatas"] or [] if meta}
+
+    def remove_documents(self, doc_ids: Iterable[str]) -> int:
+        """Delete every chunk of ``doc_ids``; returns the number of chunks removed (bumps the version)."""
+        ids = list(dict.fromkeys(doc_ids))
+        removed = 0
+        for start in range(0, len(ids), _LOOKUP_BATCH):
+            part = ids[start : start + _LOOKUP_BATCH]
+            chunk_ids = self.collection.get(where={"doc_id": {"$in": part}}, include=[])["ids"]
+            if chunk_ids:
+                self.collection.delete(ids=chunk_ids)
+                removed += len(chunk_ids)
+        if removed:
+            self._bump_version()
+        return removed
 
     # -- retrieval -------------------------------------------------------------------------
     def query(self, text: str, k: int = 4, where: dict[str, Any] | None = None) -> list[Passage]:

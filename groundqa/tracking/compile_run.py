@@ -2,6 +2,14 @@
 the train/dev questions as dataset inputs, a nested evaluation run per program (baseline, compiled),
 the optimisation curve, the metric deltas and the compiled program (artifact + logged model).
 
+Each evaluated program gets its nested run before its first question (:func:`program_evaluation`), so
+the run's duration is real, the dev questions are its dataset input and every question leaves a trace
+linked to it and tagged ``baseline`` or ``compiled`` (:mod:`groundqa.tracking.traces`, built from the
+program's own trace records). DSPy's autologging keeps its evaluation logging but makes no traces of its
+own (they would duplicate the LM calls), and logs no placeholder model (it stayed PENDING forever); the
+compiled program is logged as a model that loads anywhere (:mod:`groundqa.tracking.model`), and the
+comparison chart of baseline and compiled is logged with the run.
+
 With tracking disabled (``--no-mlflow`` or a server that is down), nothing is logged and DSPy's MLflow
 autologging is switched off, so that no callback tries to reach the store.
 """
@@ -9,8 +17,10 @@ autologging is switched off, so that no callback tries to reach the store.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import json
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -19,11 +29,16 @@ from typing import TYPE_CHECKING, Any
 import dspy
 
 from groundqa.experiment_data import ExperimentData
-from groundqa.tracking.evaluation_run import log_report
-from groundqa.tracking.setup import Tracking, experiment_name
+from groundqa.tracking.evaluation_run import LoggedEvaluation, log_report, questions_dataset
+from groundqa.tracking.setup import Tracking, use_experiment
+from groundqa.tracking.traces import QuestionTracer, flush_traces
 
 if TYPE_CHECKING:
+    from groundqa.config import Settings
     from groundqa.evaluation import EvaluationReport
+
+_DATA: contextvars.ContextVar[ExperimentData | None] = contextvars.ContextVar("groundqa_compile_data", default=None)
+"""The dataset of the compile run in progress (names the nested evaluations' dataset inputs)."""
 
 
 @contextlib.contextmanager
@@ -35,24 +50,76 @@ def compile_run(tracking: Tracking, data: ExperimentData, optimizer: str, params
         mlflow.dspy.autolog(disable=True)  # no DSPy callback may try to reach a store that is down
         yield None
         return
-    mlflow.set_experiment(experiment_name(data.name))
-    mlflow.dspy.autolog(log_compiles=True, log_evals=True, log_traces_from_compile=False, silent=True)
-    with mlflow.start_run(run_name=f"{optimizer}-{time.strftime('%H%M%S')}") as run:
-        mlflow.log_params({k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in params.items()})
-        log_dataset_inputs(data)
-        yield run
+    use_experiment(tracking, data.name)
+    # Evaluation logging stays; traces come from the program's records (log_traces_from_eval keeps tracing on
+    # inside dspy.Evaluate and logs the metric on each question's trace); log_compiles would log a
+    # placeholder model that is never finalised.
+    mlflow.dspy.autolog(log_compiles=False, log_evals=True, log_traces=False, log_traces_from_compile=False,
+                        log_traces_from_eval=True, silent=True)
+    token = _DATA.set(data)
+    try:
+        with mlflow.start_run(run_name=f"{optimizer}-{time.strftime('%H%M%S')}") as run:
+            mlflow.set_tags({"groundqa.kind": "compile", NOTE: _compile_note(optimizer, data, params)})
+            mlflow.log_params({k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in params.items()})
+            log_dataset_inputs(data)
+            yield run
+    finally:
+        _DATA.reset(token)
+        flush_traces()
+
+
+NOTE = "mlflow.note.content"
+"""The tag MLflow shows as a run's (or experiment's) description."""
+HEADLINE = ("score", "abstain_f1", "citation_recall", "citation_precision", "str_em", "faithfulness")
+
+
+def _compile_note(optimizer: str, data: ExperimentData, params: dict[str, Any]) -> str:
+    return (f"`{optimizer}` compile of GroundedQA on `{data.name}` ({len(data.train)} train / {len(data.dev)} dev "
+            f"questions, LM `{params.get('lm', '?')}`). Nested runs `baseline-eval` and `compiled-eval` evaluate "
+            "both programs on dev, one trace per question. Artifacts: `charts/comparison.png`, "
+            "`compiled/program.json`; the program is also the logged model `program`.")
+
+
+def _headline_table(baseline: dict[str, Any], final: dict[str, Any]) -> str:
+    rows = ["| dev metric | baseline | compiled | change |", "|---|---:|---:|---:|"]
+    for name in HEADLINE:
+        b, c = baseline.get(name), final.get(name)
+        if isinstance(b, (int, float)) and isinstance(c, (int, float)):
+            rows.append(f"| {name} | {b:.3f} | {c:.3f} | {c - b:+.3f} |")
+    return "\n".join(rows) if len(rows) > 2 else ""
 
 
 def log_dataset_inputs(data: ExperimentData) -> None:
     """The train and dev questions as MLflow dataset inputs of the active run."""
     import mlflow
-    import pandas as pd
 
     for split, questions in (("train", data.train), ("dev", data.dev)):
-        frame = pd.DataFrame([{"id": q.id, "question": q.question, "type": q.type,
-                               "should_abstain": q.should_abstain, "answers": json.dumps(q.answers)}
-                              for q in questions])
-        mlflow.log_input(mlflow.data.from_pandas(frame, name=f"{data.name}-{split}"), context=split)
+        mlflow.log_input(questions_dataset(questions, f"{data.name}-{split}"), context=split)
+
+
+@contextlib.contextmanager
+def program_evaluation(run: Any, label: str, questions: Sequence[Any]) -> Iterator[LoggedEvaluation]:
+    """The evaluation of the ``label`` program (baseline, compiled) inside the compile run ``run``: a nested
+    run open for the whole evaluation, with the dev questions as its dataset and a trace per question
+    tagged ``label``. ``.wrap(program)`` it, evaluate, then ``.log(report)`` (which also puts
+    ``<label>/<metric>`` on the compile run). Nothing is logged when ``run`` is ``None``."""
+    if run is None:
+        yield LoggedEvaluation(questions=questions, label=label)
+        return
+    import mlflow
+
+    data = _DATA.get()
+    with mlflow.start_run(run_name=f"{label}-eval", nested=True) as child:
+        mlflow.set_tags({"groundqa.kind": "evaluation", "groundqa.program": label,
+                         NOTE: f"The {label} program on the {len(questions)} dev questions of its compile run; one "
+                               f"trace per question, tagged `groundqa.program={label}`."})
+        mlflow.log_input(questions_dataset(questions, f"{data.name if data else 'dataset'}-dev"), context="evaluation")
+        tracer = QuestionTracer(enabled=True, label=label, run_id=child.info.run_id, command="compile")
+        try:
+            yield LoggedEvaluation(tracer=tracer, run_id=child.info.run_id, questions=questions,
+                                   parent_run_id=run.info.run_id, label=label)
+        finally:
+            flush_traces()
 
 
 def log_program_evaluation(report: EvaluationReport, label: str) -> None:
@@ -73,10 +140,11 @@ def log_calibration_trial(trial: Any) -> None:
 
 
 def log_compile(compiled: dspy.Module, directory: Path, baseline: dict[str, Any], final: dict[str, Any],
-                curve: Sequence[float], compile_s: float, register_as: str | None = None) -> None:
+                curve: Sequence[float], compile_s: float, register_as: str | None = None,
+                settings: Settings | None = None) -> None:
     """The optimisation curve, the deltas, the program's gates (params ``gates.<name>``) and calibration
-    outcome, the saved program folder and the program as an MLflow model (registered as ``register_as``
-    if given) on the active compile run."""
+    outcome, the saved program folder, the comparison chart and the program as an MLflow model (registered
+    as ``register_as`` if given; it records ``settings``' store and LM) on the active compile run."""
     import mlflow
 
     gates = getattr(compiled, "gates", None)
@@ -93,10 +161,43 @@ def log_compile(compiled: dspy.Module, directory: Path, baseline: dict[str, Any]
     deltas = {f"delta/{k}": final[k] - baseline[k] for k in final
               if isinstance(final.get(k), (int, float)) and isinstance(baseline.get(k), (int, float))}
     mlflow.log_metrics({**deltas, "compile_seconds": compile_s})
+    active = mlflow.active_run()
+    table = _headline_table(baseline, final)
+    if active is not None and table:
+        note = mlflow.get_run(active.info.run_id).data.tags.get(NOTE, "")
+        mlflow.set_tag(NOTE, f"{note}\n\n{table}".strip())
     mlflow.log_artifacts(str(directory), artifact_path="compiled")
+    log_comparison_chart()
+    if settings is None:
+        print("groundqa: no settings given; the compiled program is logged as an artifact only", file=sys.stderr)
+        return
+    from groundqa.tracking.model import log_program_model
+
     try:
-        mlflow.dspy.log_model(compiled, name="program", registered_model_name=register_as)
+        log_program_model(compiled, settings, registered_model_name=register_as)
     except Exception as exc:  # the program artifact above is the source of truth
         mlflow.set_tag("log_model_error", f"{type(exc).__name__}: {str(exc)[:200]}")
-        print(f"groundqa: MLflow model logging failed ({type(exc).__name__}); program.json is logged as an artifact",
-              file=sys.stderr)
+        print(f"groundqa: MLflow model logging failed ({type(exc).__name__}: {str(exc)[:200]}); program.json is "
+              "logged as an artifact", file=sys.stderr)
+
+
+def log_comparison_chart() -> None:
+    """The baseline-vs-compiled chart of the active compile run (``charts/comparison.png``), the one
+    ``groundqa compare`` draws, so the run page shows it without the command line."""
+    import mlflow
+
+    from groundqa.tracking.chart import plot_comparison
+    from groundqa.tracking.comparison import build_comparison
+    from groundqa.tracking.runs import run_info
+
+    active = mlflow.active_run()
+    if active is None:
+        return
+    run = mlflow.get_run(active.info.run_id)
+    experiment = mlflow.get_experiment(run.info.experiment_id)
+    comparison = build_comparison([run_info(run, experiment.name)])
+    with tempfile.TemporaryDirectory() as tmp:
+        png = plot_comparison(comparison, Path(tmp) / "comparison.png",
+                              title=f"{run.info.run_name}: baseline vs compiled (dev)")
+        if png is not None:
+            mlflow.log_artifact(str(png), artifact_path="charts")

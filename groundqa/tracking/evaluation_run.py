@@ -1,7 +1,10 @@
 """Log an evaluation to MLflow: params, every metric (prefixed) and the report as a JSON artifact.
 
 Used by ``EvaluationReport.log_to_mlflow``, by the ``evaluate`` command (a run of its own in the
-dataset's experiment) and by a compile (a nested run per evaluated program).
+dataset's experiment, :func:`evaluation_run`) and by a compile (a nested run per evaluated program,
+:func:`groundqa.tracking.compile_run.program_evaluation`). The run starts before the first question, so
+its duration is the evaluation's, its questions are its dataset input, and the questions' traces
+(:mod:`groundqa.tracking.traces`) are linked to it.
 """
 
 from __future__ import annotations
@@ -10,10 +13,13 @@ import contextlib
 import json
 import re
 import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from groundqa.tracking.setup import experiment_name
+from groundqa.tracking.setup import Tracking, experiment_name, use_experiment
+from groundqa.tracking.traces import QuestionTracer, flush_traces
 
 
 class EvaluationReport(Protocol):
@@ -69,6 +75,72 @@ def log_evaluation_run(report: EvaluationReport, dataset: str, run_name: str, pa
 
     mlflow.set_experiment(experiment_name(dataset))
     return log_report(report, run_name=run_name, params=params)
+
+
+@dataclass
+class LoggedEvaluation:
+    """An evaluation whose MLflow run is open: :meth:`wrap` the program so each question leaves a trace
+    linked to the run, then :meth:`log` the report. With tracking off both are no-ops."""
+
+    tracer: QuestionTracer = field(default_factory=QuestionTracer)
+    run_id: str | None = None
+    questions: Sequence[Any] = ()
+    parent_run_id: str | None = None
+    label: str = ""
+
+    def wrap(self, program: Any) -> Any:
+        """``program`` answering through :class:`~groundqa.tracking.traces.TracedProgram` (tracking on)."""
+        return self.tracer.wrap(program, {q.question: q.id for q in self.questions})
+
+    def log(self, report: EvaluationReport, params: dict[str, Any] | None = None) -> str | None:
+        """The report into the open run (``dev/<metric>``); for a compile's program also ``<label>/<metric>``
+        on the compile run. Returns the run id (``None`` with tracking off)."""
+        if self.run_id is None:
+            return None
+        import mlflow
+
+        flush_traces()
+        log_report(report, params=params, prefix="dev/")
+        if self.parent_run_id:
+            mlflow.log_metrics({f"{self.label}/{k}": v for k, v in report.flat_metrics("").items()},
+                               run_id=self.parent_run_id)
+        return self.run_id
+
+
+def questions_dataset(questions: Sequence[Any], name: str) -> Any:
+    """The questions as an MLflow dataset (``mlflow.data.from_pandas``): id, question, type, gold answers."""
+    import mlflow
+    import pandas as pd
+
+    frame = pd.DataFrame([{"id": q.id, "question": q.question, "type": q.type, "should_abstain": q.should_abstain,
+                           "answers": json.dumps(q.answers)} for q in questions])
+    return mlflow.data.from_pandas(frame, name=name)
+
+
+@contextlib.contextmanager
+def evaluation_run(tracking: Tracking, dataset: str, run_name: str, params: dict[str, Any],
+                   questions: Sequence[Any], label: str, split: str = "dev") -> Iterator[LoggedEvaluation]:
+    """An evaluation of its own (``groundqa evaluate``): a run in the dataset's experiment, open for the
+    whole evaluation, with its params, the questions as dataset input and a trace per question."""
+    if not tracking.enabled:
+        yield LoggedEvaluation(questions=questions)
+        return
+    import mlflow
+
+    use_experiment(tracking, dataset)
+    with mlflow.start_run(run_name=run_name) as run:
+        mlflow.set_tags({"groundqa.kind": "evaluation", "groundqa.program": label,
+                         "mlflow.note.content": f"`groundqa evaluate` of the {label} program "
+                                                f"(`{params.get('program', label)}`) on {len(questions)} questions of "
+                                                f"`{dataset}` ({split}), engine `{params.get('engine', 'dspy')}`; one "
+                                                "trace per question."})
+        mlflow.log_params({k: _param(v) for k, v in params.items()})
+        mlflow.log_input(questions_dataset(questions, f"{dataset}-{split}"), context="evaluation")
+        tracer = QuestionTracer(enabled=True, label=label, run_id=run.info.run_id, command="evaluate")
+        try:
+            yield LoggedEvaluation(tracer=tracer, run_id=run.info.run_id, questions=questions, label=label)
+        finally:
+            flush_traces()
 
 
 def _file_key(name: str) -> str:

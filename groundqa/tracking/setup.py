@@ -21,6 +21,9 @@ class Tracking:
     enabled: bool
     uri: str
     reason: str = ""
+    artifact_location: str | None = None
+    """Where new experiments keep their artifacts: under the project home for a local store (never the
+    ``./mlruns`` of whatever directory a command ran in); ``None`` for a server (its artifact store)."""
 
 
 def _reachable(uri: str, timeout: float = 3.0) -> str:
@@ -52,7 +55,57 @@ def configure_tracking(settings: Settings, enabled: bool = True) -> Tracking:
     logging.getLogger("mlflow").setLevel(logging.WARNING)
     logging.getLogger("alembic").setLevel(logging.WARNING)
     mlflow.set_tracking_uri(uri)
-    return Tracking(True, uri)
+    return Tracking(True, uri, artifact_location=artifact_location(settings))
+
+
+def artifact_location(settings: Settings) -> str | None:
+    """``file://<home>/mlartifacts`` (absolute) for a local SQLite/file store, ``None`` for a server."""
+    if urlparse(settings.tracking_uri).scheme in ("http", "https", "databricks"):
+        return None
+    return (Path(settings.home) / "mlartifacts").resolve().as_uri()
+
+
+EXPERIMENT_DESCRIPTIONS = {
+    "ask": "Traces of `groundqa ask`: one trace per question, with its retrievals (RETRIEVER spans with the "
+           "chunks as Documents), premise and synthesis stages and LM calls.",
+}
+
+
+def describe_experiment(dataset: str) -> str:
+    """The description an experiment shows in the UI: what its runs are and how to read them."""
+    if dataset in EXPERIMENT_DESCRIPTIONS:
+        return EXPERIMENT_DESCRIPTIONS[dataset]
+    return (f"groundqa on the `{dataset}` dataset. Compile runs (`groundqa optimize`, `groundqa demo`) hold the "
+            "options as params, `baseline/*`, `compiled/*` and `delta/*` metrics, a comparison chart, the compiled "
+            "program (artifact and logged model) and two nested evaluation runs (`baseline-eval`, `compiled-eval`) "
+            "with one trace per dev question. Evaluation runs (`groundqa evaluate`) hold `dev/*` metrics and one "
+            "trace per question; with `--engine mlflow` each trace also carries the grounding assessments "
+            "(citation recall/precision, faithfulness, correctness, abstention, premise detection, score). "
+            "Compare runs with `groundqa compare`; browse them with `groundqa ui`.")
+
+
+def use_experiment(tracking: Tracking, dataset: str) -> str:
+    """Make the dataset's experiment the active one (created with its artifacts under the project home and
+    a description); returns its id."""
+    import mlflow
+
+    name = experiment_name(dataset)
+    client = mlflow.MlflowClient(tracking.uri)
+    experiment = client.get_experiment_by_name(name)
+    if experiment is None:
+        try:
+            experiment_id = client.create_experiment(name, artifact_location=tracking.artifact_location)
+        except Exception:  # created meanwhile by another process
+            found = client.get_experiment_by_name(name)
+            if found is None:
+                raise
+            experiment_id = found.experiment_id
+    else:
+        experiment_id = experiment.experiment_id
+    if experiment is None or "mlflow.note.content" not in experiment.tags:
+        client.set_experiment_tag(experiment_id, "mlflow.note.content", describe_experiment(dataset))
+    mlflow.set_experiment(experiment_id=experiment_id)
+    return str(experiment_id)
 
 
 def experiment_name(dataset: str) -> str:

@@ -1,0 +1,1 @@
+"""HTTP serving: the groundqa API (``groundqa serve``) and an OpenAI-compatible server on the embedded LM."""
