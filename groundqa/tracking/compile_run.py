@@ -29,13 +29,12 @@ from typing import TYPE_CHECKING, Any
 import dspy
 
 from groundqa.experiment_data import ExperimentData
-from groundqa.tracking.evaluation_run import LoggedEvaluation, log_report, questions_dataset
+from groundqa.tracking.evaluation_run import LoggedEvaluation, questions_dataset
 from groundqa.tracking.setup import Tracking, use_experiment
 from groundqa.tracking.traces import QuestionTracer, flush_traces
 
 if TYPE_CHECKING:
     from groundqa.config import Settings
-    from groundqa.evaluation import EvaluationReport
 
 _DATA: contextvars.ContextVar[ExperimentData | None] = contextvars.ContextVar("groundqa_compile_data", default=None)
 """The dataset of the compile run in progress (names the nested evaluations' dataset inputs)."""
@@ -120,16 +119,6 @@ def program_evaluation(run: Any, label: str, questions: Sequence[Any]) -> Iterat
                                    parent_run_id=run.info.run_id, label=label)
         finally:
             flush_traces()
-
-
-def log_program_evaluation(report: EvaluationReport, label: str) -> None:
-    """An evaluation of the ``label`` program (baseline, compiled) inside the compile run: a nested run
-    with the whole report, and ``<label>/<metric>`` on the compile run itself."""
-    import mlflow
-
-    with mlflow.start_run(run_name=f"{label}-eval", nested=True):
-        log_report(report, params={"program": label}, prefix="dev/")
-    mlflow.log_metrics({f"{label}/{k}": v for k, v in report.flat_metrics("").items()})
 
 
 def log_calibration_trial(trial: Any) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from groundqa.tracking.setup import Tracking, experiment_name, use_experiment
+from groundqa.tracking.setup import Tracking, use_experiment
 from groundqa.tracking.traces import QuestionTracer, flush_traces
 
 
@@ -67,14 +67,6 @@ def log_report(
             report.to_json(path)
             mlflow.log_artifact(str(path), artifact_path=artifact_path)
         return run.info.run_id
-
-
-def log_evaluation_run(report: EvaluationReport, dataset: str, run_name: str, params: dict[str, Any]) -> str:
-    """An evaluation of its own: a run in the dataset's experiment; returns the run id."""
-    import mlflow
-
-    mlflow.set_experiment(experiment_name(dataset))
-    return log_report(report, run_name=run_name, params=params)
 
 
 @dataclass
