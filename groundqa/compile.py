@@ -260,6 +260,7 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
         fit, held_back = stratified_split(train, options.check_share, options.seed)
         t0 = time.perf_counter()
         compiled = build_program(settings, **config)
+        start_gates = compiled.gates.model_copy()
         curve: list[float] = []
         for step in steps:
             step_options = options.model_copy(update={"optimizer": step})
@@ -276,7 +277,8 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
         compile_s = time.perf_counter() - t0
         calibration = getattr(compiled, "calibration", None)
         out(f"compiled in {compile_s:.0f}s; demos per predictor: {demo_counts(compiled)}"
-            + (f"; gates: {calibration.kept} ({_changed_gates(compiled)})" if calibration is not None else ""))
+            + (f"; gates: {calibration.kept} ({_changed_gates(compiled, start_gates)})" if calibration is not None
+               else ""))
         out("evaluating the compiled program ...")
         comp_report = _evaluate_logged(compiled, dev_questions, options, "compiled", run)
 
@@ -296,19 +298,21 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
             plot_calibration(calibration, directory / "calibration.png")
         if run is not None:
             log_compile(compiled, directory, b, c, curve, compile_s, options.register_as, settings=settings)
-    outcome = CompileOutcome(program_path=program_path, baseline=b, compiled=c, gates=_changed_gates(compiled),
+    outcome = CompileOutcome(program_path=program_path, baseline=b, compiled=c,
+                             gates=_changed_gates(compiled, start_gates),
                              run_id=run.info.run_id if run is not None else None,
                              tracking=tracking.uri if tracking.enabled else tracking.reason,
                              seconds=time.perf_counter() - started, demos=demo_counts(compiled))
     return outcome
 
 
-def _changed_gates(program: dspy.Module) -> str:
+def _changed_gates(program: dspy.Module, start: Any) -> str:
+    """The gates the compile moved, as "name old -> new" (``unchanged`` when it moved none)."""
     gates = getattr(program, "gates", None)
     if gates is None:
         return ""
-    changed = gates.changed()
-    return ", ".join(f"{k} {a} -> {b}" for k, (a, b) in changed.items()) or "defaults"
+    changed = gates.changed(start)
+    return ", ".join(f"{k} {a} -> {b}" for k, (a, b) in changed.items()) or "unchanged"
 
 
 def _headline(report: EvaluationReport) -> dict[str, float | None]:

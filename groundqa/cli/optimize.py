@@ -87,7 +87,7 @@ def print_outcome(outcome: CompileOutcome) -> None:
         delta = f"{c - b:+.3f}" if isinstance(b, (int, float)) else ""
         table.add_row(name, f"{b:.3f}" if isinstance(b, (int, float)) else "-", f"{c:.3f}", delta)
     Console().print(table)
-    print(f"compiled program: {outcome.program_path}  (demos: {outcome.demos}; gates: {outcome.gates or 'defaults'})")
+    print(f"compiled program: {outcome.program_path}  (demos: {outcome.demos}; gates: {outcome.gates or 'unchanged'})")
     where = f"MLflow run {outcome.run_id} at {outcome.tracking}" if outcome.run_id else outcome.tracking
     print(f"results: {where}; took {outcome.seconds / 60:.1f} min")
 
