@@ -209,6 +209,25 @@ class CorpusStore:
         chunk_overlap: int = 120,
         progress: Callable[[int, int], None] | None = None,
     ) -> IngestReport:
+        """Upsert ``documents`` (see :meth:`_ingest`); a store that fails on the way (a Chroma server that
+        goes away) is one :class:`StoreError`: the batches stored before it stay, and ingesting again
+        finishes the job."""
+        try:
+            return self._ingest(documents, chunk_size, chunk_overlap, progress)
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise StoreError(f"the Chroma store failed during ingestion ({type(exc).__name__}: "
+                             f"{str(exc).splitlines()[0] if str(exc) else 'no detail'}); what was stored before "
+                             "stays, ingest again to finish") from exc
+
+    def _ingest(
+        self,
+        documents: Iterable[Document],
+        chunk_size: int = 600,
+        chunk_overlap: int = 120,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> IngestReport:
         """Upsert ``documents``: new chunks are embedded and added, stale chunks of a changed
         document are removed, unchanged chunks are left alone (their location metadata is brought up
         to date when it differs, without re-embedding)."""
