@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundqa.runtime.trace import ContractAttempt, LMCall, RetrievalCall, Trace
+from groundqa.signatures.types import SourceLocation
 
 _log = logging.getLogger(__name__)
 
@@ -367,11 +368,13 @@ def _retrieval_span(parent: Any, item: _Timed, texts: Mapping[str, Any]) -> None
     documents = []
     for rank, (chunk_id, score) in enumerate(zip(record.ids, record.scores, strict=False), start=1):
         passage = texts.get(chunk_id)
-        documents.append(Document(
-            id=chunk_id, page_content=str(getattr(passage, "text", "") or ""),
-            metadata={"chunk_id": chunk_id, "doc_id": doc_id_of(chunk_id, passage), "score": float(score),
-                      "rank": rank, "title": str(getattr(passage, "title", "") or "")},
-        ))
+        metadata: dict[str, Any] = {"chunk_id": chunk_id, "doc_id": doc_id_of(chunk_id, passage), "score": float(score),
+                                    "rank": rank, "title": str(getattr(passage, "title", "") or "")}
+        location = SourceLocation.from_metadata(getattr(passage, "metadata", None) or {})
+        if location is not None:  # where in the source file: path, page or section, character offsets
+            metadata.update({k: v for k, v in location.model_dump().items() if v is not None})
+        documents.append(Document(id=chunk_id, page_content=str(getattr(passage, "text", "") or ""),
+                                  metadata=metadata))
     span.end(outputs=documents, status="ERROR" if record.error else None, end_time_ns=item.end,
              attributes={"error": record.error} if record.error else None)
 
