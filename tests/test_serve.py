@@ -359,3 +359,29 @@ def test_serve_benchmark_load_helper_counts_requests_and_errors(store):
         figures = load(url, clients=4, requests=10, no_cache=False)
     assert figures["clients"] == 4 and figures["requests"] == 10 and figures["errors"] == 0
     assert figures["rps"] > 0 and figures["p50_ms"] <= figures["p95_ms"]
+
+
+# -- MLflow traces from the API ----------------------------------------------------------------------
+def test_api_questions_leave_mlflow_traces_with_retriever_spans(store, home: Path):
+    import mlflow
+
+    from groundqa.tracking.traces import command_tracer, flush_traces
+
+    settings = load_settings(home=home)
+    tracer = command_tracer(settings, "api", label="baseline")
+    assert tracer.enabled, tracer.reason
+    program = make_program(store)
+    app = create_app(program, lm=GuardedLM(ScriptedLM(lambda m: GOOD)),
+                     adapter=dspy.ChatAdapter(use_json_adapter_fallback=False), tracer=tracer)
+    with serving(app) as url, httpx.Client(base_url=url, timeout=60) as client:
+        assert client.post("/ask", json={"question": "Who designed the harbor lights?"}).status_code == 200
+        with client.stream("POST", "/ask/stream", json={"question": "How long is the ferry crossing?"}) as r:
+            finals = [e for e in sse_events(r.iter_lines()) if e["event"] == "final"]
+        assert len(finals) == 1
+    flush_traces()
+    mlflow.set_tracking_uri(settings.tracking_uri)
+    experiment = mlflow.get_experiment_by_name("groundqa-api")
+    traces = mlflow.search_traces(experiment_ids=[experiment.experiment_id], return_type="list")
+    assert {t.data.spans[0].inputs["question"] for t in traces} >= {"Who designed the harbor lights?",
+                                                                     "How long is the ferry crossing?"}
+    assert all(any(s.span_type == "RETRIEVER" for s in t.data.spans) for t in traces)

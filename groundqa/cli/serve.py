@@ -31,6 +31,7 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
     p.add_argument("--program", help="a compiled program: program.json, its folder, or a logged model "
                                      "(models:/NAME/VERSION, runs:/RUN_ID/program)")
     p.add_argument("--no-premises", action="store_true", help="skip premise verification")
+    p.add_argument("--no-mlflow", action="store_true", help="do not trace questions to MLflow")
     p.add_argument("--max-concurrency", type=int, default=32,
                    help="questions answered at once (default 32); more wait for a free slot")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
@@ -54,6 +55,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from groundqa.ingest import ensure_corpus
     from groundqa.serve.app import create_app
     from groundqa.serve.lm_server import bind
+    from groundqa.tracking.traces import command_tracer
 
     token = args.token if args.token is not None else os.environ.get(TOKEN_ENV) or None
     if args.token is not None and not args.token.strip():
@@ -74,8 +76,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "groundqa: the collection is empty; ingesting the bundled demo corpus", file=sys.stderr))
         overrides: dict[str, Any] = {"verify_premises": False} if args.no_premises else {}
         program = build_program(settings, program_path=args.program, **overrides)
+        tracer = command_tracer(settings, "api", label=str(args.program or "baseline"), enabled=not args.no_mlflow)
+        if tracer.reason:
+            print(f"groundqa: MLflow: {tracer.reason}; questions are not traced", file=sys.stderr)
         app = create_app(program, lm=lm, adapter=adapter, token=token, tracking_uri=settings.tracking_uri,
-                         max_concurrency=args.max_concurrency)
+                         max_concurrency=args.max_concurrency, tracer=tracer)
     except BaseException:
         sock.close()
         raise

@@ -45,6 +45,7 @@ from groundqa.runtime.redact import redact_text
 from groundqa.runtime.streaming import stream
 from groundqa.serve.control import ControlledProgram, RunControl
 from groundqa.signatures.types import ExitReason, GroundedResult
+from groundqa.tracking.traces import lookup_for
 
 log = logging.getLogger("groundqa.serve")
 
@@ -165,13 +166,15 @@ def tracking_status(uri: str | None, timeout: float = 1.0) -> dict[str, Any]:
 
 
 def create_app(program: Any, *, lm: Any = None, adapter: Any = None, store: Any = None, token: str | None = None,
-               tracking_uri: str | None = None, max_concurrency: int = 32) -> FastAPI:
+               tracking_uri: str | None = None, max_concurrency: int = 32, tracer: Any = None) -> FastAPI:
     """The API around ``program`` (a GroundedQA, or anything with ``run(question, **kwargs)`` and a
     ``config.max_question_chars``).
 
     ``lm`` / ``adapter``: used under ``dspy.context`` in every request (default: DSPy's configured ones).
     ``store``: what /health counts (default: ``program.retriever.store``). ``token``: the bearer token, or
-    ``None`` for an open API. ``max_concurrency``: questions run at once; more wait for a thread."""
+    ``None`` for an open API. ``max_concurrency``: questions run at once; more wait for a thread.
+    ``tracer``: a :class:`groundqa.tracking.traces.QuestionTracer`; every question then leaves an MLflow
+    trace built from its run's records (as ``ask`` and ``evaluate`` do)."""
     executor = ThreadPoolExecutor(max_workers=max(1, max_concurrency), thread_name_prefix="groundqa-serve")
     active: set[RunControl] = set()
     started = time.time()
@@ -216,6 +219,15 @@ def create_app(program: Any, *, lm: Any = None, adapter: Any = None, store: Any 
     def kwargs_for(body: AskRequest) -> dict[str, Any]:
         return {"format": body.format, "use_cache": not body.no_cache}
 
+    lookup = lookup_for(program) if tracer is not None and tracer.enabled else None
+
+    def traced(question: str, answer: Callable[[dict[str, Any]], Any]) -> Any:
+        """``answer(extra kwargs)``, recording an MLflow trace of the question when a tracer is on."""
+        if tracer is None or not tracer.enabled:
+            return answer({})
+        with tracer.question(question, lookup=lookup) as trace:
+            return answer({"trace": trace})
+
     def in_context(fn: Callable[[], Any]) -> Callable[[], Any]:
         """``fn`` under the app's LM and adapter (when given) in a copy of the caller's context."""
         context = contextvars.copy_context()
@@ -254,8 +266,8 @@ def create_app(program: Any, *, lm: Any = None, adapter: Any = None, store: Any 
         kwargs = kwargs_for(body)
         loop = asyncio.get_running_loop()
         try:
-            future = loop.run_in_executor(executor, in_context(
-                lambda: program.run(body.question, on_event=control.on_event, **kwargs)))
+            future = loop.run_in_executor(executor, in_context(lambda: traced(
+                body.question, lambda extra: program.run(body.question, on_event=control.on_event, **kwargs, **extra))))
             await until_done(request, future, control)
             result: GroundedResult = await future
         except Exception as exc:  # a bug, not the input's fault: one line, no traceback to the client
@@ -286,10 +298,13 @@ def create_app(program: Any, *, lm: Any = None, adapter: Any = None, store: Any 
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is listening any more
                 loop.call_soon_threadsafe(queue.put_nowait, (kind, item))
 
+        def events(extra: dict[str, Any]) -> None:
+            for event in stream(ControlledProgram(program, control), body.question, **kwargs, **extra):
+                post("event", event.model_dump(mode="json"))
+
         def produce() -> None:
             try:
-                for event in stream(ControlledProgram(program, control), body.question, **kwargs):
-                    post("event", event.model_dump(mode="json"))
+                traced(body.question, events)
             except Exception as exc:  # a bug: reported as an error event, then the one final event
                 log.exception("internal error streaming a question")
                 post("error", f"internal error: {type(exc).__name__}")
