@@ -4,70 +4,23 @@ temporary MLflow store; save -> load -> same predictions; bad input."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 import dspy
 import pytest
+from scripted_compile import DEMO_CORPUS, scripted_reply, write_questions
 
 from groundqa.compile import CompileOptions, compile_program
 from groundqa.config import load_settings
 from groundqa.experiment_data import DatasetError
-from groundqa.lm.scripted import Messages, input_field
 
-CORPUS = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "corpus.jsonl"
-QUESTIONS = [
-    ("q1", "Who designed the harbor lights of Port Vessany?", ["Odile Marchetti"], False, "single"),
-    ("q2", "When did Port Vessany install its tidal-powered harbor lights?", ["1987"], False, "single"),
-    ("q3", "How long does the ferry crossing to Calder take?", ["50 minutes"], False, "single"),
-    ("q4", "How many people live on Calder Island?", ["900"], False, "single"),
-    ("q5", "When was the Lorvin Maritime Library opened?", ["1968"], False, "single"),
-    ("q6", "What is the boiling point of liquid nitrogen?", [], True, "off_corpus"),
-    ("q7", "When did Paolo Marchetti design the harbor lights?", [], True, "cross_entity"),
-    ("q8", "Who painted the Mona Lisa?", [], True, "off_corpus"),
-]
-_OUTPUTS = re.compile(r"Your output fields are:\n(.*?)(?:\n\n|\Z)", re.S)
-_FIELD = re.compile(r"\d+\. `(\w+)` \(([^)]*)\)")
-
-
-def generic_reply(messages: Messages) -> dict[str, Any]:
-    """Fill every output field the prompt asks for: a cited answer for groundqa's synthesizer,
-    plausible values for optimizers' own signatures (instructions, reflections, ...)."""
-    system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
-    block = _OUTPUTS.search(system)
-    fields = _FIELD.findall(block.group(1)) if block else [("answer", "str")]
-    question = input_field(messages, "question")
-    reply: dict[str, Any] = {}
-    for name, kind in fields:
-        if name == "answer":
-            reply[name] = {
-                "harbor": "The lights were designed by engineer Odile Marchetti in 1987 [1].",
-                "ferry": "The crossing takes 50 minutes in calm weather [1].",
-                "Calder": "About 900 people live on the island [1].",
-                "Library": "The Lorvin Maritime Library opened in 1968 [1].",
-            }.get(next((k for k in ("harbor", "ferry", "Calder", "Library") if k in question), ""),
-                  "NOT IN SOURCES")
-        elif "bool" in kind:
-            reply[name] = True
-        elif "float" in kind or "int" in kind:
-            reply[name] = 1
-        elif "list" in kind:
-            reply[name] = []
-        else:
-            reply[name] = "Answer only from the numbered passages and cite them as [n]."
-    return reply
+CORPUS = DEMO_CORPUS
 
 
 @pytest.fixture
 def dataset(tmp_path: Path) -> Path:
-    path = tmp_path / "questions.jsonl"
-    with path.open("w", encoding="utf-8") as fh:
-        for i, (qid, question, answers, abstain, kind) in enumerate(QUESTIONS):
-            fh.write(json.dumps({"id": qid, "question": question, "answers": answers, "should_abstain": abstain,
-                                 "type": kind, "split": "train" if i % 2 == 0 else "dev"}) + "\n")
-    # a dev copy as well, so both splits have answerable and should-abstain items
-    return path
+    return write_questions(tmp_path / "questions.jsonl")
 
 
 @pytest.fixture
@@ -76,11 +29,11 @@ def scripted(monkeypatch: pytest.MonkeyPatch) -> None:
     from groundqa.lm import factory
     from groundqa.lm.scripted import ScriptedLM
 
-    monkeypatch.setattr(factory, "build_lm", lambda settings, **kw: ScriptedLM(generic_reply, cache=False))
+    monkeypatch.setattr(factory, "build_lm", lambda settings, **kw: ScriptedLM(scripted_reply, cache=False))
     import groundqa.app as app
     import groundqa.compile as compile_module
 
-    monkeypatch.setattr(app, "build_lm", lambda settings, **kw: ScriptedLM(generic_reply, cache=False))
+    monkeypatch.setattr(app, "build_lm", lambda settings, **kw: ScriptedLM(scripted_reply, cache=False))
     monkeypatch.setattr(compile_module, "make_optimizer", _small(compile_module.make_optimizer))
 
 

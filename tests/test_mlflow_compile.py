@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripted_compile import DEMO_CORPUS, QUESTIONS, cited_answer, write_questions
 
 from groundqa.compile import CompileOptions, compile_program
 from groundqa.config import load_settings
@@ -17,27 +18,12 @@ from groundqa.lm.scripted import ScriptedLM, input_field
 
 pytestmark = pytest.mark.integration
 
-CORPUS = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "corpus.jsonl"
-ROWS = [
-    ("q1", "Who designed the harbor lights of Port Vessany?", ["Odile Marchetti"], False, "single"),
-    ("q2", "When did Port Vessany install its tidal-powered harbor lights?", ["1987"], False, "single"),
-    ("q3", "How long does the ferry crossing to Calder take?", ["50 minutes"], False, "single"),
-    ("q4", "How many people live on Calder Island?", ["900"], False, "single"),
-    ("q5", "When was the Lorvin Maritime Library opened?", ["1968"], False, "single"),
-    ("q6", "What is the boiling point of liquid nitrogen?", [], True, "off_corpus"),
-    ("q7", "When did Paolo Marchetti design the harbor lights?", [], True, "cross_entity"),
-    ("q8", "Who painted the Mona Lisa?", [], True, "off_corpus"),
-]
-ANSWERS = {"harbor": "The lights were designed by engineer Odile Marchetti in 1987 [1].",
-           "ferry": "The crossing takes 50 minutes in calm weather [1].",
-           "Calder": "About 900 people live on the island [1].",
-           "Library": "The Lorvin Maritime Library opened in 1968 [1]."}
+CORPUS, ROWS = DEMO_CORPUS, QUESTIONS
 REGISTERED = "groundqa-tiny"
 
 
 def reply(messages: list[dict[str, str]]) -> dict[str, Any]:
-    question = input_field(messages, "question")
-    return {"answer": next((v for k, v in ANSWERS.items() if k in question), "NOT IN SOURCES")}
+    return {"answer": cited_answer(input_field(messages, "question"))}
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +34,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Any:
     from groundqa.lm import factory
 
     root = tmp_path_factory.mktemp("compile")
-    dataset = root / "questions.jsonl"
-    dataset.write_text("".join(json.dumps({"id": q, "question": text, "answers": answers, "should_abstain": abstain,
-                                           "type": kind, "split": "train" if i % 2 == 0 else "dev"}) + "\n"
-                               for i, (q, text, answers, abstain, kind) in enumerate(ROWS)), encoding="utf-8")
+    dataset = write_questions(root / "questions.jsonl")
     with pytest.MonkeyPatch.context() as patch:
         for key in [k for k in os.environ if k.startswith("GROUNDQA_")] + ["MLFLOW_TRACKING_URI"]:
             patch.delenv(key, raising=False)

@@ -32,13 +32,14 @@ from typing import Any
 import dspy
 import httpx
 import pytest
+from scripted_compile import scripted_reply, write_questions
 
 from groundqa.cli.main import main
 from groundqa.config import load_settings
 from groundqa.datasets.loaders import load_corpus
 from groundqa.lm.embedded import model_path
 from groundqa.lm.factory import build_lm
-from groundqa.lm.scripted import Messages, ScriptedLM, input_field
+from groundqa.lm.scripted import ScriptedLM
 from groundqa.programs.grounded_qa import GroundedQA, QAConfig
 from groundqa.programs.retriever import Retriever
 from groundqa.runtime.guarded_lm import GuardedLM
@@ -252,45 +253,6 @@ def mlflow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
     server.stop()
 
 
-SCRIPTED_ANSWERS = {
-    "harbor": "The lights were designed by engineer Odile Marchetti in 1987 [1].",
-    "ferry": "The crossing takes 50 minutes in calm weather [1].",
-    "Calder": "About 900 people live on the island [1].",
-    "Library": "The Lorvin Maritime Library opened in 1968 [1].",
-}
-QUESTIONS = [
-    ("q1", "Who designed the harbor lights of Port Vessany?", ["Odile Marchetti"], False, "single"),
-    ("q2", "How long does the ferry crossing to Calder take?", ["50 minutes"], False, "single"),
-    ("q3", "How many people live on Calder Island?", ["900"], False, "single"),
-    ("q4", "When was the Lorvin Maritime Library opened?", ["1968"], False, "single"),
-    ("q5", "When did Port Vessany install its tidal-powered harbor lights?", ["1987"], False, "single"),
-    ("q6", "What is the boiling point of liquid nitrogen?", [], True, "off_corpus"),
-    ("q7", "When did Paolo Marchetti design the harbor lights?", [], True, "cross_entity"),
-    ("q8", "Who painted the Mona Lisa?", [], True, "off_corpus"),
-]
-
-
-def scripted_reply(messages: Messages) -> dict[str, Any]:
-    """A cited answer for groundqa's synthesizer; plausible values for any other signature."""
-    question = input_field(messages, "question")
-    system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
-    fields = re.findall(r"\d+\. `(\w+)` \(([^)]*)\)", system.split("Your output fields are:", 1)[-1])
-    reply: dict[str, Any] = {}
-    for name, kind in fields or [("answer", "str")]:
-        if name == "answer":
-            key = next((k for k in SCRIPTED_ANSWERS if k in question), None)
-            reply[name] = SCRIPTED_ANSWERS[key] if key else "NOT IN SOURCES"
-        elif "bool" in kind:
-            reply[name] = True
-        elif "float" in kind or "int" in kind:
-            reply[name] = 1
-        elif "list" in kind:
-            reply[name] = []
-        else:
-            reply[name] = "Answer only from the numbered passages and cite them as [n]."
-    return reply
-
-
 @pytest.fixture
 def tracked(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mlflow_server) -> dict[str, Any]:
     """Scripted LMs everywhere, MLflow pointed at the server, its HTTP retries short (a dead server must
@@ -304,12 +266,7 @@ def tracked(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mlflow_
     monkeypatch.setenv("MLFLOW_TRACKING_URI", url)
     monkeypatch.setenv("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "1")
     monkeypatch.setenv("MLFLOW_HTTP_REQUEST_TIMEOUT", "10")
-    questions = tmp_path / "questions.jsonl"
-    with questions.open("w", encoding="utf-8") as fh:
-        for i, (qid, question, answers_, abstain, kind) in enumerate(QUESTIONS):
-            fh.write(json.dumps({"id": qid, "question": question, "answers": answers_, "should_abstain": abstain,
-                                 "type": kind, "split": "train" if i % 2 == 0 else "dev"}) + "\n")
-    return {"url": url, "server": server, "questions": questions}
+    return {"url": url, "server": server, "questions": write_questions(tmp_path / "questions.jsonl")}
 
 
 def _runs(url: str) -> list[Any]:
