@@ -31,6 +31,8 @@ from typing import Literal
 from groundqa.judges.lexical import NEGATIONS, features, stem
 from groundqa.text import strip_citations
 
+from .contradiction import conflict
+
 AnswerType = Literal["date", "number", "person", "place", "organisation", "yes_no"]
 
 _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)"
@@ -251,16 +253,42 @@ def _term_present(term: str, answer: frozenset[str], prefixes: frozenset[str]) -
     return bool(related & answer)
 
 
-def check(what: Asked, answer: str, title: str = "") -> Answerability:
-    """Score ``answer`` (citation marks ignored; ``title`` is its passage's title) against ``what``."""
+def substitution(what: Asked, answer: str, coverage: float = 0.6) -> str | None:
+    """How ``answer`` swaps a word of the question for a conflicting one, else ``None``.
+
+    A sentence that repeats a question but for one word ("the *third* law" for "the *fifth* law",
+    "*weaker*" for "*stronger*", "*not* more difficult", another person of the same surname) answers a
+    different question: that is how unanswerable questions are made from answerable ones (SQuAD 2.0).
+    It counts only when the sentence covers at least ``coverage`` of the question's other content words
+    (it is about the same thing). A yes/no question is exempt: "No" is answered by exactly such a sentence.
+    """
+    if what.kind == "yes_no":
+        return None
+    question, sentence = features(what.question), features(strip_citations(answer))
+    found = conflict(question, sentence)
+    if found is None:
+        return None
+    _, detail, explained = found
+    rest = [t for t in question.content if t not in explained and t not in question.numbers]
+    share = sum(sentence.covers(t) for t in rest) / len(rest) if rest else 1.0
+    return detail if share >= coverage else None
+
+
+def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6) -> Answerability:
+    """Score ``answer`` (citation marks ignored; ``title`` is its passage's title) against ``what``: 0 when
+    it lacks the asked type or swaps a word of the question (:func:`substitution`, from
+    ``conflict_coverage`` of the question's other words on)."""
     text = strip_citations(answer)
     feats = features(f"{title}. {text}" if title else text)
     missing = tuple(t for t in what.attribute if not _term_present(t, feats.content, feats.prefixes))
+    swapped = substitution(what, text, conflict_coverage)
+    if swapped is not None:
+        missing = (*missing, f"the sentence {swapped}")
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
-    has_type = _has_type(what.kind, text, what.names) and not what.required & set(missing)
+    has_type = _has_type(what.kind, text, what.names) and not what.required & set(missing) and swapped is None
     weights = dict(zip(what.attribute, what.weights or (1.0,) * len(what.attribute), strict=True))
     total = sum(weights.values())
-    coverage = 1.0 - sum(weights[t] for t in missing) / total if total else 1.0
+    coverage = 1.0 - sum(weights.get(t, 0.0) for t in missing) / total if total else 1.0
     return Answerability(round(coverage if has_type else 0.0, 4), has_type, round(coverage, 4), missing)
 
 
@@ -270,4 +298,4 @@ def states_negation(what: Asked, sentence: str) -> bool:
     return bool(feats.negated or (NEGATIONS & set(sentence.lower().split())))
 
 
-__all__ = ["Answerability", "AnswerType", "Asked", "asked", "check", "states_negation"]
+__all__ = ["Answerability", "AnswerType", "Asked", "asked", "check", "states_negation", "substitution"]

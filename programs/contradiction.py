@@ -8,7 +8,9 @@ other content words, and every name the claim pins) and conflicts with it in one
 
 * **year** — the claim's year is absent and the sentence gives another one for the same event
   ("left in 1995" / "retired … in 2011");
-* **antonym** — it states the opposite predicate ("added" / "removed", "plaintext" / "hashed");
+* **antonym** — it states the opposite predicate ("added" / "removed", "plaintext" / "hashed"), the
+  opposite degree ("stronger" / "weaker", "most" / "least") or another member of a closed set (the
+  *third* law for the *fifth*, *beta* decay for *alpha*);
 * **negation** — it negates one of the claim's words ("… has never worked in engineering");
 * **person** — it gives the same relation to a namesake ("designed by *Odile* Marchetti" for a
   claim about Paolo Marchetti).
@@ -34,12 +36,46 @@ _PAIRS = """add remove | add drop | hash plaintext | open close | win lose | joi
     public private | north south | east west | first last | succeed fail | alive dead | marry divorce |
     hire fire | build demolish | include exclude | support oppose | expand shrink | elect defeat | gain lose |
     encrypt plaintext | require optional | enable disable | keep abolish | keep scrap | introduce abolish |
-    introduce remove | add abolish | grow shrink | survive die | continue stop | continue end"""
+    introduce remove | add abolish | grow shrink | survive die | continue stop | continue end |
+    strong weak | stronger weaker | strongest weakest | most least | more less | more fewer | high low |
+    higher lower | highest lowest | large small | larger smaller | largest smallest | big small |
+    bigger smaller | biggest smallest | long short | longer shorter | longest shortest | same different |
+    similar different | common rare | common uncommon | commonly uncommonly | finite infinite |
+    limited infinite | limited unlimited | conservative liberal | positive negative | internal external |
+    inner outer | upper lower | maximum minimum | major minor | early late | earlier later | earliest latest |
+    old new | older newer | oldest newest | fast slow | faster slower | hot cold | warm cold | heavier lighter |
+    possible impossible | direct indirect | natural artificial | simple complex | cheap expensive |
+    true false | right wrong | above below | inside outside | past future |
+    ancient modern | wet dry | full empty | deep shallow | wide narrow | thick thin | rich poor |
+    success failure | victory defeat | legal illegal | visible invisible | stable unstable |
+    dependent independent | active passive | static dynamic | global local | domestic foreign |
+    military civilian | male female | men women | attract repel | allow prevent |
+    increase lower | raise lower | discrete continuous | analog digital | manual automatic"""
+# Closed sets: any two different members conflict ("the *third* law" is not "the *fifth* law").
+_CLOSED_SETS = """first second third fourth fifth sixth seventh eighth ninth tenth |
+    alpha beta gamma delta epsilon omega |
+    monday tuesday wednesday thursday friday saturday sunday |
+    january february march april june july august september october november december |
+    spring summer autumn winter |
+    solid liquid gas plasma |
+    proton neutron electron |
+    red orange yellow green blue purple black white"""
 ANTONYMS: dict[str, frozenset[str]] = {}
+
+
+def _oppose(a: str, b: str) -> None:
+    ANTONYMS[a] = ANTONYMS.get(a, frozenset()) | {b}
+    ANTONYMS[b] = ANTONYMS.get(b, frozenset()) | {a}
+
+
 for _pair in _PAIRS.split("|"):
     _a, _b = (stem(w) for w in _pair.split())
-    ANTONYMS[_a] = ANTONYMS.get(_a, frozenset()) | {_b}
-    ANTONYMS[_b] = ANTONYMS.get(_b, frozenset()) | {_a}
+    _oppose(_a, _b)
+for _members in _CLOSED_SETS.split("|"):
+    _stems = [stem(w) for w in _members.split()]
+    for _i, _a in enumerate(_stems):
+        for _b in _stems[_i + 1:]:
+            _oppose(_a, _b)
 
 
 @dataclass(frozen=True)
@@ -57,12 +93,13 @@ def _years(feats: TextFeatures) -> set[str]:
     return {n for n in feats.numbers if len(n) == 4 and n.isdigit() and 1000 <= int(n) <= 2100}
 
 
-def _conflict(claim: TextFeatures, unit: TextFeatures) -> tuple[ConflictKind, str, set[str]] | None:
-    """The first conflict between ``claim`` and ``unit``, with the claim tokens it accounts for."""
-    for token in sorted(claim.content):
-        opposite = ANTONYMS.get(token, frozenset()) & unit.content
-        if opposite and token not in unit.content:
-            return "antonym", "states the opposite", {token}
+def conflict(claim: TextFeatures, unit: TextFeatures) -> tuple[ConflictKind, str, set[str]] | None:
+    """The first conflict between ``claim`` and ``unit``, with the claim tokens it accounts for. Degree
+    words ("most", "more", "same") are stop words, so the antonyms are looked up among all tokens."""
+    for token in sorted(claim.tokens):
+        opposite = ANTONYMS.get(token, frozenset()) & unit.tokens
+        if opposite and token not in unit.tokens:
+            return "antonym", f"says {sorted(opposite)[0]!r}, not {token!r}", {token}
     negated = (unit.negated & claim.content) - claim.negated
     if negated:
         return "negation", "denies it", set()
@@ -84,7 +121,7 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
         for raw in split_sentences(passage.text):
             sentence = strip_citations(raw)
             unit = features(f"{passage.title}. {sentence}" if passage.title else sentence)
-            found = _conflict(wanted, features(sentence))
+            found = conflict(wanted, features(sentence))
             if found is None:
                 continue
             kind, detail, explained = found
@@ -101,4 +138,4 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
     return best
 
 
-__all__ = ["ANTONYMS", "Contradiction", "find_contradiction"]
+__all__ = ["ANTONYMS", "Contradiction", "conflict", "find_contradiction"]

@@ -96,10 +96,11 @@ def _bridge_sentence(context: NumberedContext, bridge: Bridge | None, candidate:
 
 def extractive_answer(question: str, context: NumberedContext, max_sentences: int = 2, floor: float = 0.35,
                       answerability: float = 0.0, bridge: Bridge | None = None,
-                      citable: set[int] | None = None) -> Extraction:
+                      citable: set[int] | None = None, conflict_coverage: float = 0.6) -> Extraction:
     """Up to ``max_sentences`` sentences above ``floor`` that each answer ``question`` (see the module
     docstring); with a bridge, second-hop sentences are tried first and the naming sentence leads. Only
-    passages numbered in ``citable`` (all, when None) may be quoted."""
+    passages numbered in ``citable`` (all, when None) may be quoted; a sentence that swaps a word of the
+    question for a conflicting one (from ``conflict_coverage`` of its other words on) is never quoted."""
     what = asked(question)
     out = Extraction()
     ranked = [c for c in rank_sentences(question, context, [bridge.query] if bridge else ())
@@ -118,7 +119,7 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
         lead = _bridge_sentence(context, bridge, candidate) if not out.chosen else None
         text = f"{lead.text} {candidate.text}" if lead else candidate.text
         passage = context.passages[candidate.number - 1]
-        verdict = check(what, text, title=f"{passage.title}. {candidate.before}")
+        verdict = check(what, text, title=f"{passage.title}. {candidate.before}", conflict_coverage=conflict_coverage)
         if verdict.score < answerability:
             out.shortfall = out.shortfall or verdict
             continue

@@ -45,7 +45,8 @@ class Gates(BaseModel, Parameter):
         "contain; below it the next-best sentence is tried, then the program abstains (not_answered)")
     contradiction: float = _gate(
         0.6, 0.4, 0.95, "coverage of a presupposition a passage needs before its conflicting value or "
-        "antonym counts as contradicting it (premise_contradicted)")
+        "antonym counts as contradicting it (premise_contradicted); likewise of a question before an answer "
+        "sentence that swaps one of its words for a conflicting one is refused as not answering it")
     bridge_floor: float = _gate(0.3, 0.1, 0.6, "retrieval score a bridge-hop passage needs to join the evidence")
 
     # -- the DSPy Parameter protocol (named_parameters / dump_state / load_state / reset_copy) ------

@@ -313,7 +313,7 @@ class GroundedQA(dspy.Module):
                                      "no passage says yes or no to what the question asks")
             return self._finish(result, polar.text, context, [polar.support], mode="extractive")
         found = extractive_answer(question, context, floor=gates.answer_floor, answerability=gates.answerability,
-                                  bridge=bridge, citable=citable)
+                                  bridge=bridge, citable=citable, conflict_coverage=gates.contradiction)
         if found.chosen:
             return self._finish(result, found.answer, context, [c.score for c in found.chosen], mode="extractive")
         if found.shortfall is not None:

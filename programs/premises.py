@@ -3,8 +3,10 @@
 A claim is supported only if the judge says so with confidence >= ``gates.premise_threshold`` (0.6
 by default, as in the seed) *and* its best retrieval score clears ``gates.premise_floor``: the
 adversarial signal lives in retrieval scores as much as in the judge. An *existence* claim (a name,
-a located description, a dated subject) also holds when one retrieved passage names every part of it,
-whatever its wording: a look-up about something the corpus knows is never refused. An unsupported claim is then
+a located description, a dated subject) also holds when one passage names every part of it, whatever its
+wording and however low it ranks; when the nearest passages do not, the claim's most specific word is
+looked up in so many words (Chroma's full-text filter), since a rare name embeds poorly. A look-up about
+something the corpus knows is never refused. An unsupported claim is then
 checked for a contradiction (:mod:`.contradiction`): a passage that says otherwise makes it
 ``contradicted``, with that sentence as the correction; silence leaves it ``unsupported``. When
 extraction or judging fails the verifier fails open (the question goes on) or closed (the program
@@ -14,6 +16,7 @@ abstains), as configured, and says which.
 from __future__ import annotations
 
 import contextvars
+import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
@@ -86,10 +89,18 @@ class PremiseVerifier(dspy.Module):
             return PremiseVerdict(claim=claim.claim, supported=False, status="unsupported",
                                   rationale="nothing in the corpus matches this claim")
         mention = _mentioned(claim.claim, passages) if claim.kind == "existence" else None
+        if mention is None and claim.kind == "existence":
+            # a rare name embeds poorly ("Ayanz" scores 0.16 against its own page): look it up by its words
+            named = self._named_passages(claim.claim, gates.premise_k)
+            mention = _mentioned(claim.claim, named)
+            if mention is not None:
+                passages, mention = [named[mention], *passages], 0
         if mention is not None:
             # an existence claim holds when one passage names every part of it, whatever its wording (a
-            # word check: the judge, which embeds every sentence, is not needed)
+            # word check: the judge, which embeds every sentence, is not needed), however low the passage
+            # ranks: the retrieval floor guards the judge's verdicts, not words found in so many letters
             said, confidence, cited = True, 1.0, [passages[mention].chunk_id]
+            best = max(best, gates.premise_floor)
             rationale = f"passage {passages[mention].chunk_id} mentions every part of it"
         else:
             said, confidence, cited, rationale = self._judge(claim.claim, passages[:JUDGED])
@@ -113,6 +124,17 @@ class PremiseVerifier(dspy.Module):
                 verdict.correction = Citation.of(1, source).model_copy(update={"snippet": found.sentence})
                 verdict.rationale = (verdict.rationale + " " if verdict.rationale else "") + f"(a passage {found.detail})"
         return verdict
+
+    def _named_passages(self, claim: str, k: int) -> list[Passage]:
+        """Passages holding the claim's most specific word as written (then in other cases), best first."""
+        term = _lookup_term(claim)
+        if term is None:
+            return []
+        for variant in dict.fromkeys((term, term.lower(), term.upper(), term.capitalize())):
+            found = self.retriever.retrieve(claim, k, contains=variant)
+            if found:
+                return found
+        return []
 
     def _judge(self, claim: str, passages: list[Passage]) -> tuple[bool, float, list[str], str]:
         """(judged supported, confidence, chunk ids relied on, rationale) from the configured judge."""
@@ -181,6 +203,18 @@ def _mentioned(claim: str, passages: list[Passage]) -> int | None:
         if wanted and all(unit.covers(t) for t in wanted):
             return index
     return None
+
+
+_WORD = re.compile(r"[A-Za-z][\w-]*")
+
+
+def _lookup_term(claim: str) -> str | None:
+    """The word of ``claim`` to look up in so many words: its longest capitalised word (a name), else
+    its longest word of at least 5 letters; ``None`` when it has neither."""
+    words = _WORD.findall(claim)
+    named = [w for w in words if w[0].isupper() and len(w) >= 3]
+    pool = named or [w for w in words if len(w) >= 5]
+    return max(pool, key=len) if pool else None
 
 
 def describe_unsupported(verdicts: list[PremiseVerdict]) -> str:

@@ -40,25 +40,28 @@ class Retriever(dspy.Module):
     def forward(self, query: str, k: int | None = None) -> dspy.Prediction:
         return dspy.Prediction(passages=self.retrieve(query, k or self.k))
 
-    def retrieve(self, query: str, k: int) -> list[Passage]:
+    def retrieve(self, query: str, k: int, contains: str | None = None) -> list[Passage]:
+        """The ``k`` passages nearest ``query``; with ``contains``, among the chunks holding that exact
+        string (a name looked up in so many words, whatever the embedding makes of it)."""
         run = current_run()
+        shown = query if contains is None else f"{query} [containing {contains!r}]"  # what traces and keys say
         if run is not None:
             run.before_retrieval()
             run.usage.retrieval_calls += 1
-            run.emit("retrieval_start", query=query, k=k, stage=current_stage())
-        key = cache_key(query, k, self.store.collection_name, self.store.embedding_model, self._index_version)
+            run.emit("retrieval_start", query=shown, k=k, stage=current_stage())
+        key = cache_key(shown, k, self.store.collection_name, self.store.embedding_model, self._index_version)
         use_cache = self.cache is not None and (run is None or run.use_cache)
         started = time.perf_counter()
         passages = self.cache.get(key) if use_cache and self.cache is not None else None
         cache_hit = passages is not None
         if passages is None:
             try:
-                passages = self.store.query(query, k)
+                passages = self.store.query(query, k, contains=contains)
             except Exception as exc:
                 if run is None:
                     raise
                 if run.trace is not None:
-                    run.trace.add(RetrievalCall, "ret", query=query, k=k, stage=current_stage(),
+                    run.trace.add(RetrievalCall, "ret", query=shown, k=k, stage=current_stage(),
                                   error=f"{type(exc).__name__}: {exc}")
                 raise run.stop(ExitReason.RETRIEVAL_ERROR, f"retrieval failed: {type(exc).__name__}: {exc}") from exc
             if use_cache and self.cache is not None:
@@ -68,10 +71,10 @@ class Retriever(dspy.Module):
             run.usage.retrieval_cache_hits += int(cache_hit)
             if run.trace is not None:
                 run.trace.add(
-                    RetrievalCall, "ret", query=query, k=k, stage=current_stage(),
+                    RetrievalCall, "ret", query=shown, k=k, stage=current_stage(),
                     ids=[p.chunk_id for p in passages], scores=[p.score for p in passages],
                     latency_ms=round(latency, 3), cache_hit=cache_hit,
                 )
-            run.emit("retrieval_end", query=query, ids=[p.chunk_id for p in passages],
+            run.emit("retrieval_end", query=shown, ids=[p.chunk_id for p in passages],
                      scores=[p.score for p in passages], cache_hit=cache_hit, stage=current_stage())
         return passages

@@ -97,7 +97,7 @@ class CitedSynthesizer(dspy.Module):
         )
         what = answerability.asked(question)
         cited_titles = " ".join(dict.fromkeys((titles or [])[n - 1] for c in checks for n in c.cited if titles))
-        found = answerability.check(what, answer, title=cited_titles)
+        found = answerability.check(what, answer, title=cited_titles, conflict_coverage=gates.contradiction)
         answers = found.score >= gates.answerability
         Suggest(answers, found.feedback(what), target=self.generate, key="answerability")
         return dspy.Prediction(answer=answer, declined=False, support=support, checks=checks, relevant=answers,

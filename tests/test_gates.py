@@ -11,15 +11,18 @@ from pathlib import Path
 import pytest
 
 from groundqa.judges import get_judge
-from groundqa.programs.answerability import asked, check
+from groundqa.programs.answerability import asked, check, substitution
 from groundqa.programs.bridging import describes_entity, find_bridge
 from groundqa.programs.context import NumberedContext
-from groundqa.programs.contradiction import find_contradiction
+from groundqa.programs.contradiction import conflict, find_contradiction
 from groundqa.programs.gates import GATE_NAMES, Gates
 from groundqa.programs.grounded_qa import GroundedQA, QAConfig
 from groundqa.programs.persistence import ProgramFileError, load_program, save_program
 from groundqa.programs.polar import polar_answer, statement
+from groundqa.programs.premises import PremiseVerifier
 from groundqa.programs.presuppositions import heuristic_presuppositions
+from groundqa.judges.lexical import features
+from groundqa.signatures.qa import Presupposition
 from groundqa.signatures.types import Passage
 from groundqa.tracking.program_diff import ProgramSource, diff_gates, diff_to_dict, format_diff
 
@@ -127,6 +130,38 @@ def test_answerability_separates_the_answering_sentence_from_topical_ones():
         check(trained, "Ilse Varga is the director of the garden.").score
 
 
+
+@pytest.mark.parametrize("question, sentence", [
+    ("What law is Newton's Fifth Law?", "Newton's Third Law is a result of applying symmetry."),
+    ("What has a stronger association with the complex than killer T cells?",
+     "Helper T cells have a weaker association with the complex than killer T cells."),
+    ("What are the least powerful anti-inflammatory drugs?", "The most powerful anti-inflammatory drugs are corticosteroids."),
+    ("What can be viewed as a limited collection of instances?",
+     "A problem can be viewed as an infinite collection of instances."),
+    ("What is more difficult than multiplication?", "Squaring is not more difficult than multiplication."),
+])
+def test_a_sentence_that_swaps_a_word_of_the_question_does_not_answer_it(question: str, sentence: str):
+    what = asked(question)
+    assert substitution(what, sentence) is not None
+    assert check(what, sentence).score == 0.0  # refused as an answer: the next sentence is tried, or not_answered
+
+
+def test_agreement_a_yes_no_question_or_an_unrelated_sentence_is_no_substitution():
+    assert substitution(asked("What are the most powerful drugs?"), "The most powerful drugs are corticosteroids.") is None
+    # "No" to a yes/no question is exactly such a sentence
+    assert substitution(asked("Is squaring more difficult than multiplication?"),
+                        "Squaring is not more difficult than multiplication.") is None
+    # about something else (few of the question's other words): the antonym is incidental
+    assert substitution(asked("Which river has the strongest current in the valley?"),
+                        "The weakest team won the cup.") is None
+
+
+def test_closed_sets_and_degrees_conflict():
+    assert conflict(features("the fifth law"), features("the third law"))[0] == "antonym"
+    assert conflict(features("alpha decay"), features("beta decay"))[0] == "antonym"
+    assert conflict(features("the same in every frame"), features("different in every frame"))[0] == "antonym"
+    assert conflict(features("the third law"), features("the third law")) is None
+
 def test_a_dimension_or_a_year_the_question_asks_for_is_required():
     tall = asked("How tall is the lighthouse?")
     assert not check(tall, "The lighthouse was built in 1901.").has_type  # a number, but not a height
@@ -206,3 +241,28 @@ def test_bridges_only_for_described_entities():
     assert not describes_entity("How high is Mount Kestrel?")
     assert not describes_entity("How many people survived the wreck of the Meriden?")
     assert find_bridge("How high is Mount Kestrel?", hop) is None
+
+
+class _NamedOnly:
+    """A retriever whose nearest passages miss a rare name that only a full-text look-up finds."""
+
+    def __init__(self) -> None:
+        self.calls: list[str | None] = []
+
+    def retrieve(self, query: str, k: int, contains: str | None = None) -> list[Passage]:
+        self.calls.append(contains)
+        if contains == "Ayanz":
+            return [Passage(chunk_id="steam#3", doc_id="steam", title="Steam engine", score=0.05,
+                            text="Jerónimo de Ayanz y Beaumont received patents for a steam-powered pump in 1606.")]
+        return [Passage(chunk_id="steam#0", doc_id="steam", title="Steam engine", score=0.4,
+                        text="A steam engine is a heat engine that performs mechanical work.")]
+
+
+def test_an_existence_claim_is_looked_up_by_its_name_when_the_nearest_passages_miss_it():
+    retriever = _NamedOnly()
+    verifier = PremiseVerifier(retriever, extractor="heuristic", judge="offline")
+    verdict = verifier.verify(Presupposition(claim="Ayanz", rationale="named", kind="existence"), Gates())
+    assert verdict.supported and verdict.evidence == ["steam#3"]
+    assert retriever.calls == [None, "Ayanz"]
+    missing = PremiseVerifier(_NamedOnly(), extractor="heuristic", judge="offline")
+    assert not missing.verify(Presupposition(claim="Zorbulak", rationale="named", kind="existence"), Gates()).supported

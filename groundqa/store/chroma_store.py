@@ -318,18 +318,22 @@ class CorpusStore:
         return removed
 
     # -- retrieval -------------------------------------------------------------------------
-    def query(self, text: str, k: int = 4, where: dict[str, Any] | None = None) -> list[Passage]:
-        """The ``k`` chunks most similar to ``text`` (score = cosine similarity, best first)."""
+    def query(self, text: str, k: int = 4, where: dict[str, Any] | None = None,
+              contains: str | None = None) -> list[Passage]:
+        """The ``k`` chunks most similar to ``text`` (score = cosine similarity, best first); with
+        ``contains``, only chunks whose text holds that string (Chroma's full-text filter, case-sensitive)."""
         if k <= 0:
             return []
-        return self.query_vector(self.embedder.embed_one(text), k, where)
+        return self.query_vector(self.embedder.embed_one(text), k, where, contains)
 
-    def query_vector(self, vector: list[float], k: int, where: dict[str, Any] | None = None) -> list[Passage]:
+    def query_vector(self, vector: list[float], k: int, where: dict[str, Any] | None = None,
+                     contains: str | None = None) -> list[Passage]:
         total = self.count()
         if total == 0:
             return []
         result = self.collection.query(
             query_embeddings=[vector], n_results=min(k, total), where=where,
+            where_document={"$contains": contains} if contains else None,
             include=["documents", "metadatas", "distances"],
         )
         passages: list[Passage] = []
