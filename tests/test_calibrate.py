@@ -158,3 +158,19 @@ def test_bootstrap_plus_calibrate_compile_logs_trials_and_gates(tmp_path: Path, 
     reloaded = GroundedQA(None, QAConfig.for_lm("embedded"))  # type: ignore[arg-type]
     load_program(reloaded, outcome.program_path)
     assert str(reloaded.gates.evidence_floor) == run.data.params["gates.evidence_floor"]
+
+
+def test_within_tolerance_the_trial_moving_fewest_gates_wins():
+    """Parsimony: a gate moved to gain a fraction of a question on fit is how calibration overfits."""
+    from groundqa.optimizers.calibrate import CalibrateGates, Trial
+    from groundqa.programs.gates import Gates
+
+    start = Gates().model_dump()
+    two = {**start, "evidence_floor": 0.5, "answerability": 0.3}
+    one = {**start, "evidence_floor": 0.5}
+    trials = [Trial(number=0, score=0.60, gates=start, seconds=0.0), Trial(number=1, score=0.705, gates=two, seconds=0.0),
+              Trial(number=2, score=0.70, gates=one, seconds=0.0)]
+    optimizer = CalibrateGates(metric=lambda e, p: 0.0, tolerance=0.01, say=lambda _: None)
+    assert optimizer._parsimonious(trials, start, 0.705, two) == (0.70, one)
+    strict = CalibrateGates(metric=lambda e, p: 0.0, tolerance=0.001, say=lambda _: None)
+    assert strict._parsimonious(trials, start, 0.705, two) == (0.705, two)

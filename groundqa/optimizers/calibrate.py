@@ -14,8 +14,11 @@ and the embedder. This optimizer fits them on the user's own train split:
    gate that moves a passage in or out of the context asks the LM once for that context, then never
    again). The size gates (:data:`SIZE_GATES`: what every prompt holds) join the search with
    ``sizes=True``, each new combination paying an LM pass;
-4. score the best trial and the current gates on *check*; keep the best trial only if it is at least
-   as good there, else keep the current gates (never something worse than the defaults on check).
+4. prefer parsimony: among the trials within ``tolerance`` of the best fit score, the one that moves the
+   fewest gates (then the best-scoring) is the winner, since a gate moved to gain a question or two of
+   *fit* is how a calibration overfits;
+5. score the winner and the current gates on *check*; keep the winner only if it is at least as good
+   there, else keep the current gates (never something worse than the defaults on check).
 
 What it cannot do is said, not hidden: a trainset too small to calibrate keeps the gates; a
 trainset (or check set) with no should-abstain question cannot calibrate abstention, so the gates
@@ -152,9 +155,11 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
     def __init__(self, metric: Callable[..., Any], n_trials: int = 60, seed: int = 0, check_share: float = 1 / 3,
                  min_train: int = MIN_TRAIN, gates: Sequence[str] | None = None, sizes: bool = False,
                  on_trial: Callable[[Trial], None] | None = None, say: Callable[[str], None] | None = None,
-                 progress: bool = True) -> None:
+                 progress: bool = True, tolerance: float = 0.01) -> None:
         super().__init__()
         self.metric = metric
+        self.tolerance = tolerance
+        """Fit-score margin within which the trial that moves the fewest gates beats the best one."""
         self.n_trials = n_trials
         self.seed = seed
         self.check_share = check_share
@@ -221,6 +226,7 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
                     winner = max(report.trials, key=lambda t: t.score)
                     if winner.score > best_score:
                         best_score, best_gates = winner.score, winner.gates
+            best_score, best_gates = self._parsimonious(report.trials, start, best_score, best_gates)
             report.fit_best, report.best = best_score, best_gates
             self._decide(program, start, best_gates, check, report)
         report.seconds = round(time.perf_counter() - started, 2)
@@ -260,6 +266,22 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
                 best_score, best_gates = score, values
             bar(number + 1, best_score)
         program.gates.load_state(start)
+        return best_score, best_gates
+
+    def _parsimonious(self, trials: Sequence[Trial], start: dict[str, Any], best_score: float,
+                      best_gates: dict[str, Any]) -> tuple[float, dict[str, Any]]:
+        """The trial within ``tolerance`` of ``best_score`` that moves the fewest gates (ties: the better)."""
+        def moved(gates: dict[str, Any]) -> int:
+            return sum(gates.get(name) != value for name, value in start.items())
+
+        near = [t for t in trials if t.score >= best_score - self.tolerance and moved(t.gates)]
+        if not near:
+            return best_score, best_gates
+        winner = min(near, key=lambda t: (moved(t.gates), -t.score, t.number))
+        if moved(winner.gates) < moved(best_gates):
+            self.say(f"a trial moving {moved(winner.gates)} gate(s) scores {winner.score:.3f}, within "
+                     f"{self.tolerance} of the best ({best_score:.3f}, {moved(best_gates)} gates moved): it wins")
+            return winner.score, dict(winner.gates)
         return best_score, best_gates
 
     def _decide(self, program: dspy.Module, start: dict[str, Any], best: dict[str, Any], check: list[dspy.Example],
