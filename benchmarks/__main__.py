@@ -37,6 +37,7 @@ def build_parser(suites: Sequence[str]) -> argparse.ArgumentParser:
     run.add_argument("--quick", action="store_true", help="smaller sizes, for a check in a few minutes")
     run.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default: {DEFAULT_OUT})")
     run.add_argument("--seed", type=int, default=13, help="seed of the synthetic data (default: 13)")
+    run.add_argument("--n", type=int, default=None, help="size for suites that take one (fuzz: runs); default: the suite's")
     run.add_argument(
         "--wait-idle", type=float, default=0.0, metavar="MINUTES",
         help="before each suite, wait up to MINUTES for the 1-minute load average to fall below "
@@ -111,6 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = "python -m benchmarks run --suite " + name + (" --quick" if args.quick else "")
         if args.seed != 13:
             command += f" --seed {args.seed}"
+        if args.n is not None:
+            command += f" --n {args.n}"
         if Path(args.out).resolve() != DEFAULT_OUT:
             command += f" --out {shlex.quote(str(args.out))}"
         try:

@@ -13,7 +13,7 @@ _ABBREVIATIONS = {
     "approx", "dept", "est", "mt", "ft",
 }
 _BOUNDARY = re.compile(r"""([.!?]["')\]]*(?:\s*\[\d+\])*)\s+(?!\[\d+\])(?=["'(\[]?[A-Z0-9])""")
-_CITATION = re.compile(r"\[(\d+)\]")
+_CITATION = re.compile(r"\[(\d{1,9})\]")  # a longer number is no citation (and no int() overflow)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 
 

@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field, model_validator
 from groundqa.contracts import ContractError, ContractReport, constrained
 from groundqa.judges import get_judge
 from groundqa.runtime.run import Budgets, RunState, RunStopped, run_scope, stage_scope
+from groundqa.runtime.safe_text import scrub_surrogates
 from groundqa.runtime.trace import ContractAttempt, Trace
 from groundqa.signatures.qa import SplitQuestion
 from groundqa.signatures.types import (
@@ -111,6 +112,9 @@ def check_question(question: Any, max_chars: int) -> tuple[ExitReason, str] | No
         return ExitReason.EMPTY_INPUT, "the question is empty"
     if len(question) > max_chars:
         return ExitReason.INVALID_INPUT, f"the question is {len(question)} characters long (limit {max_chars})"
+    if any(unicodedata.category(ch) == "Cs" for ch in question):  # UTF-8 cannot carry it: not text
+        return ExitReason.INVALID_INPUT, "the question is not valid Unicode text (a lone surrogate, e.g. from bytes " \
+                                         "that are not UTF-8)"
     if any(unicodedata.category(ch) == "Cc" and ch not in "\t\n\r" for ch in question):
         return ExitReason.INVALID_INPUT, "the question contains control characters"
     if not any(ch.isalnum() for ch in question):
@@ -149,7 +153,7 @@ class GroundedQA(dspy.Module):
         cfg = self.config
         trace = trace if trace is not None else Trace(question=question if isinstance(question, str) else "")
         state = RunState(budgets=cfg.budgets, trace=trace, on_event=on_event, use_cache=use_cache)
-        text = question if isinstance(question, str) else ""
+        text = scrub_surrogates(question) if isinstance(question, str) else ""  # the result always encodes
         result = GroundedResult(question=text, trace_id=trace.trace_id)
         with run_scope(state):
             try:
@@ -246,8 +250,14 @@ class GroundedQA(dspy.Module):
         if mode == "heuristic":
             return heuristic_subqueries(question)
         if mode == "lm":
-            with stage_scope("planning"):
-                subs = [str(s) for s in (self.split(question=question).sub_questions or []) if str(s).strip()]
+            try:
+                with stage_scope("planning"):
+                    subs = [str(s) for s in (self.split(question=question).sub_questions or []) if str(s).strip()]
+            except Exception as exc:  # an unusable plan (garbage reply, parse error): plan without the LM
+                from groundqa.runtime.run import recover
+
+                recover(exc, "planning: the LM's sub-questions were unusable; used the heuristic planner")
+                return heuristic_subqueries(question)
             return [s for s in subs if s.strip().lower() != question.strip().lower()][:3] if len(subs) > 1 else []
         return []
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from groundqa.judges import get_judge
+from groundqa.judges.lexical import features
 from groundqa.programs.answerability import asked, check, substitution
 from groundqa.programs.bridging import describes_entity, find_bridge
 from groundqa.programs.context import NumberedContext
@@ -21,7 +22,6 @@ from groundqa.programs.persistence import ProgramFileError, load_program, save_p
 from groundqa.programs.polar import polar_answer, statement
 from groundqa.programs.premises import PremiseVerifier
 from groundqa.programs.presuppositions import heuristic_presuppositions
-from groundqa.judges.lexical import features
 from groundqa.signatures.qa import Presupposition
 from groundqa.signatures.types import Passage
 from groundqa.tracking.program_diff import ProgramSource, diff_gates, diff_to_dict, format_diff

@@ -11,9 +11,13 @@ from typing import Any
 
 from groundqa.config import Settings, load_settings
 from groundqa.errors import GroundQAError
+from groundqa.exit_codes import EXIT_USAGE
 from groundqa.ingest import Progress
+from groundqa.runtime.redact import redact_text
+from groundqa.runtime.safe_text import first_lone_surrogate, one_line
 
-EXIT_USAGE = 2
+__all__ = ["EXIT_USAGE", "CLIError", "add_common_arguments", "check_text_arguments", "print_error", "print_skipped",
+           "progress_bar", "settings_from", "terminal"]
 
 
 class CLIError(GroundQAError):
@@ -41,15 +45,35 @@ def settings_from(args: argparse.Namespace) -> Settings:
     )
 
 
+def terminal(text: Any) -> str:
+    """``text`` as one line fit for a terminal and a log: secrets (keys, passwords and tokens in URLs)
+    masked, escape sequences and control characters removed."""
+    return one_line(redact_text(str(text)))
+
+
 def print_error(message: str) -> None:
-    """``groundqa: error: MESSAGE`` on stderr."""
-    print(f"groundqa: error: {message}", file=sys.stderr)
+    """``groundqa: error: MESSAGE`` on stderr: one line, secrets masked, no terminal escapes."""
+    print(f"groundqa: error: {terminal(message)}", file=sys.stderr)
 
 
 def print_skipped(problems: Iterable[Any]) -> None:
     """One ``groundqa: skipped ...`` line on stderr per unreadable file, broken line or bad item."""
     for problem in problems:
-        print(f"groundqa: skipped {problem}", file=sys.stderr)
+        print(f"groundqa: skipped {terminal(problem)}", file=sys.stderr)
+
+
+def check_text_arguments(args: argparse.Namespace) -> None:
+    """Refuse text arguments that are not valid UTF-8 (Python hands them over with lone surrogates) with one
+    line naming the argument and the byte. Paths are left alone: a file name need not be UTF-8."""
+    for name, value in vars(args).items():
+        for text in value if isinstance(value, (list, tuple)) else [value]:
+            if not isinstance(text, str) or (at := first_lone_surrogate(text)) is None:
+                continue
+            code = ord(text[at])
+            what = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"code point U+{code:04X}"
+            shown = name if name in ("question", "command") else "--" + name.replace("_", "-")
+            raise CLIError(f"{shown} is not valid UTF-8 text ({what} at position {at}); "
+                           "check the terminal's or the file's encoding")
 
 
 def progress_bar(label: str, quiet: bool = False) -> Progress | None:

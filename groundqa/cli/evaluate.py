@@ -5,16 +5,18 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from groundqa.app import build_program, configure_lm
-from groundqa.cli.common import CLIError, print_skipped, progress_bar, settings_from
+from groundqa.cli.common import CLIError, print_skipped, progress_bar, settings_from, terminal
 from groundqa.datasets.bundled import load_bundled
 from groundqa.datasets.loaders import Document, Question, load_corpus, load_questions_jsonl
 from groundqa.datasets.squad import load_squad2
-from groundqa.evaluation import evaluate
+from groundqa.evaluation import EvaluationReport, evaluate
+from groundqa.exit_codes import evaluation_exit_code, run_failed
 from groundqa.experiment_data import (
     DatasetSpec,
     ExperimentData,
@@ -23,6 +25,7 @@ from groundqa.experiment_data import (
     stratified_sample,
 )
 from groundqa.ingest import ingest_documents
+from groundqa.runtime.redact import redact_url
 from groundqa.tracking.evaluation_run import evaluation_run
 from groundqa.tracking.setup import configure_tracking
 
@@ -122,7 +125,19 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         result.to_json(args.json)
         print(f"report written to {args.json}")
     if run_id is not None:
-        print(f"logged to MLflow run {run_id} ({tracking.uri}); browse it with `groundqa ui`")
+        print(f"logged to MLflow run {run_id} ({redact_url(tracking.uri)}); browse it with `groundqa ui`")
     elif not args.no_mlflow:
-        print(f"MLflow: {tracking.reason}; the report is not logged", file=sys.stderr)
-    return 0
+        print(f"MLflow: {terminal(tracking.reason)}; the report is not logged", file=sys.stderr)
+    return _report_failures(result)
+
+
+def _report_failures(report: EvaluationReport) -> int:
+    """Count the questions whose run failed on the LM or the store (by exit reason, on stderr); the exit
+    code: 0 when the evaluation completed, 3 when every question failed (:mod:`groundqa.exit_codes`)."""
+    reasons = [r.exit_reason if r.error is None or r.exit_reason else None for r in report.records]
+    failed = Counter(r or "ERROR" for r in reasons if run_failed(r))
+    if failed:
+        detail = ", ".join(f"{reason}: {count}" for reason, count in failed.most_common())
+        print(f"groundqa: {sum(failed.values())} of {report.n} question run(s) failed ({detail}); "
+              "their records say why (exit_reason, error)", file=sys.stderr)
+    return evaluation_exit_code(reasons)

@@ -24,6 +24,7 @@ from urllib.parse import urlparse
 
 from groundqa.cli.common import CLIError, settings_from
 from groundqa.config import Settings
+from groundqa.runtime.redact import redact_url
 
 STARTUP_S = 180.0
 """How long to wait for the server to answer before saying it did not start (two slow cores: ~20-60 s)."""
@@ -110,14 +111,14 @@ def cmd_ui(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     uri = settings.tracking_uri
     if urlparse(uri).scheme in ("http", "https"):
-        print(f"groundqa ui: the store is the tracking server {uri}: open it in a browser")
+        print(f"groundqa ui: the store is the tracking server {redact_url(uri)}: open it in a browser")
         return 0
     port = free_port(args.host) if args.port == 0 else args.port
     url = f"http://{args.host}:{port}"
     command = ui_command(settings, args.host, port, args.workers)
     process = subprocess.Popen(command, env=ui_environment(), start_new_session=True)
     _stop_on_sigterm()
-    print(f"groundqa ui: starting the MLflow UI for {uri}", flush=True)
+    print(f"groundqa ui: starting the MLflow UI for {redact_url(uri)}", flush=True)
     print(f"groundqa ui: {url}  (Ctrl-C stops it)", flush=True)
     started = time.monotonic()
     try:

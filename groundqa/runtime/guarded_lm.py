@@ -25,6 +25,7 @@ from groundqa.lm.token_sink import TOKEN_SINK
 from groundqa.runtime.redact import redact_text
 from groundqa.runtime.retry import backoff_delay, exit_reason_for, is_transient
 from groundqa.runtime.run import RunStopped, current_run, current_stage
+from groundqa.runtime.safe_text import has_lone_surrogates, scrub_surrogates
 from groundqa.runtime.trace import LMCall, ReplayLM, ReplayMiss, request_key
 from groundqa.signatures.types import ExitReason
 
@@ -54,6 +55,20 @@ def takes_timeout(lm: Any) -> bool:
     """Whether ``lm`` accepts a per-call ``timeout``: a ``dspy.LM`` on a DSPy-owned HTTP engine (LiteLLM or
     lm15); custom engines (the embedded llama.cpp one, scripted LMs) own their connection and refuse it."""
     return isinstance(lm, dspy.LM) and isinstance(getattr(lm, "engine", None), str)
+
+
+def scrub_outputs(outputs: list[Any]) -> list[Any]:
+    """LM outputs with lone surrogates replaced (U+FFFD): a broken reply must not make the adapter, the
+    embedder or the trace raise when they encode it."""
+    return [_scrub_output(o) for o in outputs]
+
+
+def _scrub_output(output: Any) -> Any:
+    if isinstance(output, str):
+        return scrub_surrogates(output)
+    if isinstance(output, dict) and any(isinstance(v, str) and has_lone_surrogates(v) for v in output.values()):
+        return {k: scrub_surrogates(v) if isinstance(v, str) else v for k, v in output.items()}
+    return output
 
 
 def _usage_of(tracker: UsageTracker) -> dict[str, int]:
@@ -141,6 +156,9 @@ class GuardedLM(dspy.BaseLM):
             finally:
                 TOKEN_SINK.reset(token)
             latency = (time.perf_counter() - started) * 1000
+            # no completion at all (a provider with zero choices) reads as empty text: the adapter then
+            # reports a format problem the contracts handle, instead of a prediction without fields
+            outputs = scrub_outputs(list(outputs or [])) or [""]
             cache_hit = self.replay is None and not usage
             run.usage.prompt_tokens += usage.get("prompt_tokens", 0)
             run.usage.completion_tokens += usage.get("completion_tokens", 0)

@@ -13,12 +13,14 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from groundqa.runtime.safe_text import utf8_bytes
 from groundqa.signatures.types import Passage
 
 
 def cache_key(query: str, k: int, collection: str, embedding_model: str, index_version: int) -> str:
+    """The key of one retrieval; any string hashes (a lone surrogate in a query never raises here)."""
     payload = json.dumps([query, k, collection, embedding_model, index_version], ensure_ascii=False)
-    return hashlib.sha256(payload.encode()).hexdigest()
+    return hashlib.sha256(utf8_bytes(payload)).hexdigest()
 
 
 class RetrievalCache:

@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from groundqa.errors import GroundQAError
+from groundqa.runtime.redact import redact_text
 from groundqa.signatures.types import ExitReason, Usage
 
 
@@ -72,9 +74,9 @@ class RunState:
 
     def stop(self, reason: ExitReason, message: str = "") -> RunStopped:
         """Record ``reason`` unless a terminal reason is already set; return the exception to raise."""
-        if self._exit is None and reason is not ExitReason.COMPLETED:
-            self._exit, self._exit_message = reason, message or reason.value
-        return RunStopped(self._exit or reason, self._exit_message or message)
+        if self._exit is None and reason is not ExitReason.COMPLETED:  # the message reaches users: no secrets
+            self._exit, self._exit_message = reason, redact_text(message) if message else reason.value
+        return RunStopped(self._exit or reason, self._exit_message or redact_text(message))
 
     # -- budgets ---------------------------------------------------------------------------
     @property
@@ -125,6 +127,17 @@ def run_scope(state: RunState) -> Iterator[RunState]:
         yield state
     finally:
         _CURRENT.reset(token)
+
+
+def recover(exc: BaseException, note: str) -> None:
+    """For a step that can do without what failed (e.g. the LM's sub-question plan): re-raise ``exc`` when it
+    must end the run (a terminal :class:`RunStopped`, a user-facing :class:`GroundQAError` such as a replay
+    miss, an interrupt), else record ``note`` on the current run so the fallback is never silent."""
+    if isinstance(exc, (RunStopped, GroundQAError)) or not isinstance(exc, Exception):
+        raise exc
+    run = current_run()
+    if run is not None:
+        run.note(f"{note} ({type(exc).__name__})")
 
 
 _STAGE: contextvars.ContextVar[str] = contextvars.ContextVar("groundqa_stage", default="")

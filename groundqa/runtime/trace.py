@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 import uuid
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from groundqa.errors import GroundQAError
 from groundqa.runtime.redact import redact
+from groundqa.runtime.safe_text import one_line, scrub_surrogates, utf8_bytes
 
 FORMAT_VERSION = 1
 
@@ -73,7 +76,7 @@ Record = LMCall | RetrievalCall | ContractAttempt
 def request_key(messages: list[dict[str, Any]] | None, prompt: str | None = None) -> str:
     """A stable key for an LM request: the hash of its rendered messages."""
     payload = json.dumps({"messages": messages, "prompt": prompt}, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(payload.encode()).hexdigest()[:24]
+    return hashlib.sha256(utf8_bytes(payload)).hexdigest()[:24]
 
 
 class Trace(BaseModel):
@@ -84,6 +87,11 @@ class Trace(BaseModel):
     question: str = ""
     records: list[Record] = Field(default_factory=list)
     result: dict[str, Any] | None = None
+
+    @field_validator("question", mode="after")
+    @classmethod
+    def _encodable(cls, question: str) -> str:
+        return scrub_surrogates(question)  # a rejected question with a lone surrogate must still export
 
     def model_post_init(self, _context: Any) -> None:
         self._lock = threading.Lock()
@@ -120,25 +128,72 @@ class Trace(BaseModel):
 
     @classmethod
     def load(cls, path: str | Path) -> Trace:
-        """Load a trace exported by :meth:`save`; a clear ``ValueError`` when it is not one."""
+        """Load a trace exported by :meth:`save`; a one-line :class:`TraceFileError` when it is not one."""
         path = Path(path)
         try:
             text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ValueError(f"cannot read trace {path}: {exc.strerror or exc}") from exc
+        except (OSError, UnicodeDecodeError) as exc:
+            raise TraceFileError(f"cannot read trace {path}: {getattr(exc, 'strerror', None) or exc}") from exc
         try:
             data = yaml.safe_load(text) if path.suffix.lower() in (".yaml", ".yml") else json.loads(text)
         except (json.JSONDecodeError, yaml.YAMLError) as exc:
-            raise ValueError(f"{path} is not a valid trace file: {exc}") from exc
+            raise TraceFileError(f"{path} is not a valid trace file: {' '.join(str(exc).split())}") from exc
         if not isinstance(data, dict) or "records" not in data:
-            raise ValueError(f"{path} is not a groundqa trace (no 'records')")
-        if int(data.get("format_version", 0)) > FORMAT_VERSION:
-            raise ValueError(f"{path} has trace format {data['format_version']}, newer than this groundqa supports")
-        return cls.model_validate(data)
+            raise TraceFileError(f"{path} is not a groundqa trace (no 'records')")
+        version = data.get("format_version", 0)
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise TraceFileError(f"{path}: format_version must be a whole number, not {_kind_of(version)}")
+        if version > FORMAT_VERSION:
+            raise TraceFileError(f"{path} has trace format {version}, newer than this groundqa supports")
+        if not isinstance(data["records"], list):
+            raise TraceFileError(f"{path}: 'records' must be a list, not {_kind_of(data['records'])}")
+        for number, record in enumerate(data["records"]):
+            _check_record(path, number, record)
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise TraceFileError(f"{path} is not a valid trace: {_first_error(exc)}") from exc
 
 
-class ReplayMiss(LookupError):
-    """The replayed program asked the LM something the trace did not record."""
+_RECORD_KINDS: dict[str, type[BaseModel]] = {"lm": LMCall, "retrieval": RetrievalCall, "attempt": ContractAttempt}
+
+
+def _kind_of(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _first_error(exc: ValidationError, prefix: str = "") -> str:
+    """The first problem of a validation error, on one line: ``where: what``."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first.get("loc", ()))
+    where = f"{prefix}.{where}" if prefix and where else prefix or where or "a field"
+    return f"{where}: {' '.join(str(first.get('msg', 'invalid')).split())}"
+
+
+def _check_record(path: Path, number: int, record: Any) -> None:
+    """One record of a trace file, checked against the model of its kind; one line naming it when wrong."""
+    where = f"records[{number}]"
+    if not isinstance(record, dict):
+        raise TraceFileError(f"{path}: {where} must be an object, not {_kind_of(record)}")
+    model = _RECORD_KINDS.get(record.get("kind"))  # type: ignore[arg-type]
+    if model is None:
+        raise TraceFileError(f"{path}: {where} has kind {record.get('kind')!r}; expected one of "
+                             f"{', '.join(sorted(_RECORD_KINDS))}")
+    try:
+        checked = model.model_validate(record)
+    except ValidationError as exc:
+        raise TraceFileError(f"{path} is not a valid trace: {_first_error(exc, where)}") from exc
+    if isinstance(checked, LMCall) and checked.error is None and not checked.outputs:
+        raise TraceFileError(f"{path}: {where} ({checked.id}) records a successful LM call with no outputs")
+
+
+class TraceFileError(GroundQAError, ValueError):
+    """A trace file that cannot be loaded (unreadable, not a trace, a malformed record); one line."""
+
+
+class ReplayMiss(GroundQAError, LookupError):
+    """The replayed program asked the LM something the trace did not record (one line: the command line
+    reports it and exits 2)."""
 
 
 class ReplayLM:
@@ -151,17 +206,27 @@ class ReplayLM:
                 self.answers.setdefault(call.request_key, (call.outputs, call.usage))
         self.model = model or next((c.model for c in trace.lm_calls()), "replay")
         self.recorded = len(self.answers)
+        self.question = trace.question
 
     def complete(self, messages: list[dict[str, Any]] | None, prompt: str | None) -> tuple[list[Any], dict[str, int]]:
         """The recorded (outputs, usage) of this request; :class:`ReplayMiss` when it was not recorded."""
         key = request_key(messages, prompt)
         if key not in self.answers:
-            preview = ""
-            if messages:
-                preview = str(messages[-1].get("content", ""))[-160:].replace("\n", " ")
             raise ReplayMiss(
-                f"replay: request {key} was not recorded in the trace ({self.recorded} recorded requests); "
-                f"last message ends: {preview!r}"
+                f"replay: request {key} was not recorded in the trace ({self.recorded} recorded requests): a replay "
+                f"answers only the question, program and settings it recorded{_asked(messages, self.question)}"
             )
         outputs, usage = self.answers[key]
         return list(outputs), dict(usage)
+
+
+def _asked(messages: list[dict[str, Any]] | None, recorded: str) -> str:
+    """`` (recorded: '...'; asked: '...')``: the trace's question and the missed request's question (or the
+    end of its last message)."""
+    head = f" (recorded: {one_line(recorded)[:120]!r}" if recorded else " ("
+    if not messages:
+        return f"{head})" if recorded else ""
+    content = str(messages[-1].get("content", "") if isinstance(messages[-1], dict) else messages[-1])
+    found = re.search(r"\[\[ ## question ## \]\]\n(.*?)(?:\n\n\[\[ ## |\Z)", content, re.S)
+    text = one_line(found.group(1) if found else content[-120:])
+    return f"{head}{'; ' if recorded else ''}asked: {text[:120]!r})"

@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from groundqa.config import Settings
+from groundqa.runtime.redact import redact_text, redact_url
 
 EXPERIMENT_PREFIX = "groundqa"
 
@@ -21,6 +22,7 @@ class Tracking:
     enabled: bool
     uri: str
     reason: str = ""
+    """Why tracking is off, for a person: secrets in the URI are masked (:func:`redact_url`)."""
     artifact_location: str | None = None
     """Where new experiments keep their artifacts: under the project home for a local store (never the
     ``./mlruns`` of whatever directory a command ran in); ``None`` for a server (its artifact store)."""
@@ -38,7 +40,8 @@ def _reachable(uri: str, timeout: float = 3.0) -> str:
 
 
 def configure_tracking(settings: Settings, enabled: bool = True) -> Tracking:
-    """Point MLflow at the configured store; report (not raise) when it cannot be used."""
+    """Point MLflow at the configured store; report (not raise) when it cannot be used. The report never
+    shows a password or token of the URI."""
     uri = settings.tracking_uri
     if not enabled:
         return Tracking(False, uri, "disabled with --no-mlflow")
@@ -48,7 +51,7 @@ def configure_tracking(settings: Settings, enabled: bool = True) -> Tracking:
     if scheme in ("http", "https"):
         problem = _reachable(uri)
         if problem:
-            return Tracking(False, uri, f"tracking server {uri} is not reachable ({problem})")
+            return Tracking(False, uri, f"tracking server {redact_url(uri)} is not reachable ({redact_text(problem)})")
     elif scheme == "sqlite":
         Path(uri.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("MLFLOW_ENABLE_ASYNC_LOGGING", "false")
