@@ -31,7 +31,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -118,16 +118,15 @@ def cited_answer_passages(last_user: str, first_field: str | None) -> int:
     return len(re.findall(r"^\[(\d+)\]", match.group(1), re.M)) if match else 0
 
 
-def render_transcript(request: Any) -> tuple[str, list[str], str]:
-    """Flatten a chat request to (prompt, stop strings, primed prefix) for plain completion."""
-    parts: list[str] = []
-    system = request.system
-    if system:
-        parts.append(system if isinstance(system, str) else "".join(getattr(p, "text", "") for p in system))
+def render_chat(system: str, turns: Sequence[tuple[str, str]]) -> tuple[str, list[str], str]:
+    """Flatten a system text and (role, text) turns to (prompt, stop strings, primed prefix) for plain
+    completion. Inference (:func:`render_transcript`) and fine-tuning data (``records_from_chat``) both
+    render through here, so a model is trained on exactly the text it is later prompted with."""
+    parts: list[str] = [system] if system else []
     last_user = ""
-    for message in request.messages:
-        text = message.text or ""
-        if message.role == "user":
+    for role, text in turns:
+        text = text or ""
+        if role == "user":
             last_user = text
         parts.append(text.strip())
     prompt = "\n\n".join(p for p in parts if p) + "\n\n"
@@ -145,11 +144,24 @@ def render_transcript(request: Any) -> tuple[str, list[str], str]:
     return prompt, stops, primed
 
 
+def render_transcript(request: Any) -> tuple[str, list[str], str]:
+    """Flatten a chat request to (prompt, stop strings, primed prefix) for plain completion."""
+    system = request.system or ""
+    if not isinstance(system, str):
+        system = "".join(getattr(p, "text", "") for p in system)
+    return render_chat(system, [(m.role, m.text or "") for m in request.messages])
+
+
 class LlamaCppEngine:
     """A DSPy 3.4 engine (``complete(Request) -> Response``) over ``llama_cpp.Llama``.
 
     One model per engine, loaded lazily; calls are serialised with a lock (llama.cpp contexts are
     not thread-safe), so the engine is safe to call from several threads.
+
+    ``adapter``: a LoRA adapter GGUF (``groundqa.lm.finetune``) applied on top of the base model. It is
+    checked at first load (exists, is a LoRA GGUF, has ``adapter_sha256``, was made for this base) and
+    its sha256 is part of the LM's model id, so DSPy's cache never mixes base and tuned outputs.
+    ``adapter_sha256`` defaults to the file's sha256 when the engine is created.
     """
 
     def __init__(
@@ -161,6 +173,8 @@ class LlamaCppEngine:
         gguf_path: str | Path | None = None,
         cite_grammar: bool = True,
         cite_decoder: str = "regex",
+        adapter: str | Path | None = None,
+        adapter_sha256: str | None = None,
     ) -> None:
         if cite_decoder not in ("regex", "gbnf"):
             raise ValueError(f"cite_decoder must be 'regex' or 'gbnf', not {cite_decoder!r}")
@@ -171,6 +185,12 @@ class LlamaCppEngine:
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self.reuse_prefix = reuse_prefix
         self.gguf_path = Path(gguf_path) if gguf_path else None
+        self.adapter = Path(adapter) if adapter else None
+        self.adapter_sha256 = None
+        if self.adapter is not None:
+            from groundqa.lm.finetune.adapter import adapter_sha256 as file_sha256
+
+            self.adapter_sha256 = (adapter_sha256 or file_sha256(self.adapter)).lower()
         self._llm: Any = None
         self._lock = threading.Lock()
         self.stats = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0}
@@ -181,11 +201,37 @@ class LlamaCppEngine:
             from llama_cpp import Llama
 
             path = self.gguf_path or model_path(self.cache_dir)
-            self._llm = Llama(
-                model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_batch=512,
-                verbose=False, seed=0,
-            )
+            lora = self._checked_adapter(path)
+            try:
+                self._llm = Llama(
+                    model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_batch=512,
+                    verbose=False, seed=0, lora_path=lora,
+                )
+            except (RuntimeError, ValueError) as exc:
+                if lora is None:
+                    raise
+                raise LMBackendError(f"llama.cpp cannot apply the LoRA adapter {lora}: {exc}") from exc
         return self._llm
+
+    def _checked_adapter(self, base: Path) -> str | None:
+        """The adapter path for llama.cpp after :func:`verify_adapter`, or None without one."""
+        if self.adapter is None:
+            return None
+        from groundqa.lm.finetune.adapter import verify_adapter
+
+        verify_adapter(self.adapter, self.adapter_sha256, base_gguf=base)
+        _quiet_lora_buffer_warnings()
+        return str(self.adapter)
+
+    @property
+    def weights_id(self) -> str:
+        """The weights this engine runs: the base model id, plus ``+lora-<sha12>`` with an adapter."""
+        return MODEL_ID + (f"+lora-{self.adapter_sha256[:12]}" if self.adapter_sha256 else "")
+
+    @property
+    def model_id(self) -> str:
+        """The model id DSPy sees (and caches under): the weights id, plus the decoding constraint's."""
+        return self.weights_id + (f"+cite-{_grammar_version(self.cite_decoder)}" if self.cite_grammar else "")
 
     def close(self) -> None:
         with self._lock:
@@ -202,8 +248,20 @@ class LlamaCppEngine:
         self._lock = threading.Lock()
 
     def dump_state(self) -> dict[str, Any]:
-        return {"cache_dir": str(self.cache_dir), "n_ctx": self.n_ctx, "reuse_prefix": self.reuse_prefix,
-                "cite_grammar": self.cite_grammar, "cite_decoder": self.cite_decoder}
+        state = {"cache_dir": str(self.cache_dir), "n_ctx": self.n_ctx, "reuse_prefix": self.reuse_prefix,
+                 "cite_grammar": self.cite_grammar, "cite_decoder": self.cite_decoder}
+        if self.gguf_path is not None:
+            state["gguf_path"] = str(self.gguf_path)
+        if self.adapter is not None:
+            state.update(adapter=str(self.adapter), adapter_sha256=self.adapter_sha256)
+        return state
+
+    def with_adapter(self, adapter: str | Path | None, adapter_sha256: str | None = None) -> LlamaCppEngine:
+        """A new engine with the same settings and another adapter (``None``: the base model)."""
+        return LlamaCppEngine(self.cache_dir, n_ctx=self.n_ctx, n_threads=self.n_threads,
+                              reuse_prefix=self.reuse_prefix, gguf_path=self.gguf_path,
+                              cite_grammar=self.cite_grammar, cite_decoder=self.cite_decoder,
+                              adapter=adapter, adapter_sha256=adapter_sha256)
 
     @classmethod
     def load_state(cls, state: dict[str, Any]) -> LlamaCppEngine:
@@ -242,7 +300,7 @@ class LlamaCppEngine:
 
                 raise ContextWindowExceededError(
                     f"prompt of {prompt_tokens} tokens + {max_tokens} to generate exceeds the embedded "
-                    f"model's context of {self.n_ctx} tokens", model=MODEL_ID,
+                    f"model's context of {self.n_ctx} tokens", model=self.weights_id,
                 )
             if not self.reuse_prefix:
                 llm.reset()
@@ -325,7 +383,7 @@ class LlamaCppEngine:
     def complete(self, request: Any) -> Response:
         text, prompt_tokens, completion_tokens, finish = self.run(request, on_token=TOKEN_SINK.get())
         return Response(
-            id=None, model=MODEL_ID, message=Message.assistant([TextPart(text)]), finish_reason=finish,
+            id=None, model=self.weights_id, message=Message.assistant([TextPart(text)]), finish_reason=finish,
             usage=Usage(input_tokens=prompt_tokens, output_tokens=completion_tokens),
         )
 
@@ -336,7 +394,13 @@ class LlamaCppEngine:
 
 
 class EmbeddedLM(dspy.LM):
-    """``dspy.LM`` on the embedded Gemma 3 270M engine. Works wherever a DSPy LM does."""
+    """``dspy.LM`` on the embedded Gemma 3 270M engine. Works wherever a DSPy LM does.
+
+    ``adapter`` (a LoRA adapter GGUF, optionally pinned by ``adapter_sha256``) runs the fine-tuned
+    model; the adapter's sha256 is in the model id. The LM's provider is
+    :class:`~groundqa.lm.finetune.provider.EmbeddedProvider`, so ``dspy.BootstrapFinetune`` trains a
+    LoRA for it and hands back an ``EmbeddedLM`` with that adapter.
+    """
 
     def __init__(
         self,
@@ -350,15 +414,32 @@ class EmbeddedLM(dspy.LM):
         cite_decoder: str = "regex",
         cache: bool = True,
         engine: LlamaCppEngine | None = None,
+        adapter: str | Path | None = None,
+        adapter_sha256: str | None = None,
         **kwargs: Any,
     ) -> None:
         engine = engine or LlamaCppEngine(cache_dir, n_ctx=n_ctx, n_threads=n_threads, reuse_prefix=reuse_prefix,
-                                          cite_grammar=cite_grammar, cite_decoder=cite_decoder)
+                                          cite_grammar=cite_grammar, cite_decoder=cite_decoder, adapter=adapter,
+                                          adapter_sha256=adapter_sha256)
+        if kwargs.get("provider") is None:
+            from groundqa.lm.finetune.provider import EmbeddedProvider
+
+            kwargs["provider"] = EmbeddedProvider(engine.cache_dir, gguf_path=engine.gguf_path)
+        if engine.adapter is not None and hasattr(kwargs["provider"], "adapters"):
+            from groundqa.lm.finetune.adapter import Adapter
+
+            # copies may switch back to this adapter by model id (``copy(model=...)``)
+            kwargs["provider"].adapters[engine.adapter_sha256[:12]] = Adapter(engine.adapter, engine.adapter_sha256)
         super().__init__(
-            MODEL_ID + (f"+cite-{_grammar_version(engine.cite_decoder)}" if engine.cite_grammar else ""), engine=engine, temperature=temperature, max_tokens=max_tokens, cache=cache,
+            engine.model_id, engine=engine, temperature=temperature, max_tokens=max_tokens, cache=cache,
             num_retries=0, **kwargs,
         )
         self.llama = engine
+
+    @property
+    def adapter(self) -> Path | None:
+        """The LoRA adapter GGUF this LM runs (None: the base model)."""
+        return self.llama.adapter
 
     def __call__(self, prompt: Any = None, *, messages: Any = None, **kwargs: Any) -> Any:
         token = _ROLLOUT.set(kwargs.get("rollout_id", self.kwargs.get("rollout_id")))
@@ -368,6 +449,67 @@ class EmbeddedLM(dspy.LM):
             _ROLLOUT.reset(token)
 
     def copy(self, **kwargs: Any) -> EmbeddedLM:
+        """A copy; ``model=`` naming other weights (``MODEL_ID+lora-<sha12>``, as returned by a
+        fine-tune of this LM's provider, or the base ``MODEL_ID``) switches the engine's adapter."""
+        model = kwargs.get("model")
+        if model is not None and model != self.model:
+            engine = self._engine_for(str(model))
+            kwargs.update(model=engine.model_id, engine=engine)
         new = super().copy(**kwargs)
-        new.llama = self.llama
+        new.llama = new._engine_spec if isinstance(new._engine_spec, LlamaCppEngine) else self.llama
         return new
+
+    def _engine_for(self, model: str) -> LlamaCppEngine:
+        tag = _LORA_TAG.search(model)
+        if not model.startswith(MODEL_ID):
+            raise LMBackendError(f"the embedded LM cannot run {model!r}")
+        if tag is None:
+            return self.llama.with_adapter(None)
+        if self.llama.adapter_sha256 and self.llama.adapter_sha256.startswith(tag.group(1)):
+            return self.llama
+        found = getattr(self.provider, "adapters", {}).get(tag.group(1))
+        if found is None:
+            raise LMBackendError(f"no LoRA adapter known for {model!r}: create the LM with adapter=PATH")
+        return self.llama.with_adapter(found.path, found.sha256)
+
+    @classmethod
+    def load_state(cls, state: dict[str, Any], *, allow_custom_lm_class: bool = False) -> EmbeddedLM:
+        """Rebuild from :meth:`dump_state` output (engine settings and adapter included); the adapter's
+        sha256 is checked again when the model is first loaded."""
+        from dspy.clients.base_lm import LM_CLASS_STATE_KEY
+
+        state = dict(state)
+        state.pop(LM_CLASS_STATE_KEY, None)
+        record = state.pop("engine", None) or {}
+        if record.get("class", _ENGINE_CLASS) != _ENGINE_CLASS:
+            raise ValueError(f"an EmbeddedLM state must carry a {_ENGINE_CLASS} engine, not {record.get('class')}")
+        for key in ("model", "model_type", "num_retries", "async_engine"):
+            state.pop(key, None)
+        engine = LlamaCppEngine.load_state(record.get("state") or {})
+        return cls(cache_dir=engine.cache_dir, engine=engine, **state)
+
+
+_ENGINE_CLASS = f"{LlamaCppEngine.__module__}:{LlamaCppEngine.__qualname__}"
+_LORA_TAG = re.compile(r"\+lora-([0-9a-f]{12})")
+_LOG_FILTER: Any = None
+
+
+def _quiet_lora_buffer_warnings() -> None:
+    """Drop llama.cpp's per-tensor "lora for 'blk.N…' cannot use buft 'CPU_REPACK', fallback to CPU"
+    warnings (126 lines per adapter load, printed because llama-cpp-python maps the warning level to
+    an error); every other log line goes to llama-cpp-python's own callback as before."""
+    global _LOG_FILTER
+    if _LOG_FILTER is not None:
+        return
+    import ctypes
+
+    import llama_cpp
+    from llama_cpp import _logger
+
+    @llama_cpp.llama_log_callback
+    def _filter(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+        if b"cannot use buft" not in text:
+            _logger.llama_log_callback(level, text, user_data)
+
+    _LOG_FILTER = _filter  # kept alive: llama.cpp holds a raw pointer to it
+    llama_cpp.llama_log_set(_filter, ctypes.c_void_p(0))

@@ -21,6 +21,10 @@ from groundqa.config import Settings
 from groundqa.lm.errors import LMBackendError
 
 EMBEDDED = "embedded"
+EMBEDDED_BASE = "embedded-base"  # always the base model, never an adapter
+# The LoRA adapter GGUF that ``embedded`` runs (None: the base model). Switching the default to a
+# shipped adapter is this one line.
+DEFAULT_ADAPTER: Path | None = None
 # Providers reached without an API key (local servers).
 _KEYLESS_PROVIDERS = {"ollama", "ollama_chat", "lm_studio", "llamafile", "vllm", "hosted_vllm", "openai_like"}
 
@@ -34,7 +38,7 @@ def check_model_string(model: str, api_base: str | None = None) -> str:
     ``LM_ERROR`` inside an abstention and exit code 0."""
     if "/" not in model:
         raise LMBackendError(
-            f"unknown --lm {model!r}: use 'embedded' or a LiteLLM model string such as "
+            f"unknown --lm {model!r}: use 'embedded', 'embedded-base' or a LiteLLM model string such as "
             "'openai/gpt-4o-mini' or 'ollama_chat/llama3.2'"
         )
     try:
@@ -65,12 +69,15 @@ def build_lm(settings: Settings, **overrides: Any) -> dspy.LM:
     temperature = overrides.pop("temperature", settings.temperature)
     max_tokens = overrides.pop("max_tokens", settings.max_tokens)
     cache = overrides.pop("cache", settings.cache)
-    if model == EMBEDDED:
+    if model in (EMBEDDED, EMBEDDED_BASE):
         from groundqa.lm.embedded import EmbeddedLM
 
+        adapter = overrides.pop("adapter", DEFAULT_ADAPTER)
+        if model == EMBEDDED_BASE:
+            adapter = None
         return EmbeddedLM(
             cache_dir=Path(settings.cache_dir) / "models", temperature=temperature, max_tokens=max_tokens,
-            n_ctx=settings.n_ctx, n_threads=settings.lm_threads, cache=cache, **overrides,
+            n_ctx=settings.n_ctx, n_threads=settings.lm_threads, cache=cache, adapter=adapter, **overrides,
         )
     check_model_string(model, settings.api_base)
     kwargs: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens, "cache": cache, "num_retries": 0,
