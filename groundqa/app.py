@@ -8,7 +8,7 @@ from typing import Any
 import dspy
 
 from groundqa.config import Settings
-from groundqa.lm.factory import build_lm, configure_dspy_cache
+from groundqa.lm.factory import EMBEDDED_BASE, build_lm, configure_dspy_cache
 from groundqa.runtime.guarded_lm import GuardedLM
 from groundqa.runtime.retrieval_cache import RetrievalCache
 from groundqa.runtime.trace import ReplayLM, Trace
@@ -54,10 +54,25 @@ def is_model_uri(ref: Any) -> bool:
 
 
 def program_settings(settings: Settings, program: str | Path | None, keep_collection: bool = False) -> Settings:
-    """The settings to run ``program`` with: for a logged model, the collection it was compiled on (unless
-    ``keep_collection``: the user named one), so that it answers from the corpus it was compiled for."""
-    if not is_model_uri(program):
+    """The settings to run ``program`` with: the LoRA adapter a fine-tuned program needs (checked by its
+    sha256; it changes the embedded LM's weights, never which LM runs); for a logged model, the collection it
+    was compiled on (unless ``keep_collection``: the user named one), so that it answers from the corpus it
+    was compiled for."""
+    if program is None or program == "baseline":
         return settings
+    if not is_model_uri(program):
+        from groundqa.programs.persistence import program_adapter
+
+        adapter = program_adapter(program)
+        if adapter is None:
+            return settings
+        if not settings.lm.startswith("embedded") or settings.lm == EMBEDDED_BASE:
+            import sys
+
+            print(f"groundqa: the program was fine-tuned for the embedded LM; --lm {settings.lm} runs without its "
+                  "adapter", file=sys.stderr)
+            return settings
+        return settings.model_copy(update={"adapter": adapter.path})
     from groundqa.tracking.model import fetch_program
 
     recorded = fetch_program(str(program), settings).settings

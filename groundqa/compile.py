@@ -28,13 +28,15 @@ from groundqa.ingest import Progress, ingest_documents
 from groundqa.lm import factory
 from groundqa.metrics.composite import make_grounding_metric
 from groundqa.optimizers.calibrate import CalibrateGates, stratified_split
+from groundqa.optimizers.finetune import FinetuneEmbedded, FinetuneError
 from groundqa.programs.extractive_teacher import build_teacher_lm
 from groundqa.programs.persistence import save_program
-from groundqa.tracking.chart import plot_calibration
+from groundqa.tracking.chart import plot_calibration, plot_losses
 from groundqa.tracking.compile_run import (
     compile_run,
     log_calibration_trial,
     log_compile,
+    log_finetune_step,
     program_evaluation,
 )
 from groundqa.tracking.setup import configure_tracking
@@ -63,6 +65,12 @@ class CompileOptions(BaseModel):
                                                              "(each new combination pays an LM pass)")
     check_share: float = Field(default=1 / 3, gt=0, lt=1,
                                description="share of train held back to check a winner (never dev or test)")
+    finetune_data: Path | None = Field(default=None, description="extra chat-format training data (JSONL) for the "
+                                                                 "finetune optimizer, e.g. the SQuAD training articles")
+    finetune_epochs: int = Field(default=1, ge=1, description="finetune: passes over the training examples")
+    finetune_steps: int | None = Field(default=None, ge=1, description="finetune: optimizer steps instead of epochs")
+    finetune_lr: float = Field(default=2e-4, gt=0, description="finetune: the LoRA's learning rate")
+    finetune_rank: int = Field(default=16, ge=1, description="finetune: the LoRA's rank")
     artifacts: Path = Path("artifacts")
     mlflow: bool = True
     register_as: str | None = None
@@ -149,6 +157,14 @@ def _calibrate(options: CompileOptions, metric: Any, teacher: Any, settings: Set
                           sizes=options.calibrate_sizes, progress=options.progress)
 
 
+def _finetune(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:
+    if not settings.lm.startswith(factory.EMBEDDED):
+        raise FinetuneError(f"the finetune optimizer trains the embedded LM; --lm {settings.lm} is not embedded")
+    return FinetuneEmbedded(Path(settings.cache_dir) / "models", data=options.finetune_data,
+                            epochs=options.finetune_epochs, max_steps=options.finetune_steps, lr=options.finetune_lr,
+                            rank=options.finetune_rank, seed=options.seed, progress=options.progress)
+
+
 def _simba(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:
     return dspy.SIMBA(metric=metric, bsize=min(8, max(2, options.budget * 2)), num_candidates=4,
                       max_steps=options.budget, max_demos=options.budget, prompt_model=teacher,
@@ -164,6 +180,8 @@ OPTIMIZER_SPECS: dict[str, OptimizerSpec] = {
     "simba": OptimizerSpec(_simba, compile_with=("trainset", "seed")),
     # the gates: searched on train, the winner checked on a held-back part of train (its own split)
     "calibrate": OptimizerSpec(_calibrate, compile_with=("trainset",)),
+    # the weights: a LoRA for the embedded LM on the program's own cited-answer prompts (gold-label targets)
+    "finetune": OptimizerSpec(_finetune, compile_with=("trainset",)),
 }
 """Every optimizer ``--optimizer`` accepts; ``a+b`` chains them (demos or prompts first, then the gates)."""
 
@@ -254,7 +272,8 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
               "dataset_digest": data.digest, "metric": "grounding_metric(offline judge)", "git_commit": git_commit(),
               "n_train": len(data.train), "n_dev": len(data.dev)}
 
-    with compile_run(tracking, data, options.optimizer, params) as run:
+    # a tracking server lost mid-compile stops the tracking, never the compile (one line via ``out``)
+    with compile_run(tracking, data, options.optimizer, params, results=options.artifacts, say=out) as run:
         out(f"evaluating the baseline on {len(dev_questions)} dev questions ...")
         base_report = _evaluate_logged(baseline, dev_questions, options, "baseline", run)
         fit, held_back = stratified_split(train, options.check_share, options.seed)
@@ -270,10 +289,18 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
                 optimizer.say = out
                 if run is not None:
                     optimizer.on_trial = log_calibration_trial
+            if isinstance(optimizer, FinetuneEmbedded):
+                optimizer.say = out
+                if run is not None:
+                    optimizer.on_step = log_finetune_step
             uses_valset = "valset" in optimizer_spec(step).compile_with
             compiled = run_optimizer(optimizer, step_options, compiled,
                                      optimizer_trainset(step_options, fit if uses_valset else train), held_back)
             curve.extend(optimisation_curve(compiled))
+            adapter = getattr(compiled, "adapter", None)
+            if adapter is not None and settings.adapter != adapter.path:  # later steps and the evaluation run it
+                settings = settings.model_copy(update={"adapter": adapter.path})
+                configure_lm(settings)
         compile_s = time.perf_counter() - t0
         calibration = getattr(compiled, "calibration", None)
         out(f"compiled in {compile_s:.0f}s; demos per predictor: {demo_counts(compiled)}"
@@ -289,18 +316,24 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
                 "scores": {"baseline": b, "compiled": c}, "options": options.model_dump(mode="json"),
                 "demos": demo_counts(compiled), "compile_seconds": round(compile_s, 1),
                 "gates": compiled.gates.model_dump() if hasattr(compiled, "gates") else None,
-                "calibration": calibration.model_dump(exclude={"trials"}) if calibration is not None else None}
+                "calibration": calibration.model_dump(exclude={"trials"}) if calibration is not None else None,
+                "finetune": (compiled.finetune.model_dump(exclude={"losses", "manifest"})
+                             if getattr(compiled, "finetune", None) is not None else None)}
         program_path = save_program(compiled, directory, meta)
         base_report.to_json(directory / "baseline_report.json")
         comp_report.to_json(directory / "compiled_report.json")
         if calibration is not None:
             (directory / "calibration.json").write_text(calibration.model_dump_json(indent=2), encoding="utf-8")
             plot_calibration(calibration, directory / "calibration.png")
+        finetune = getattr(compiled, "finetune", None)
+        if finetune is not None:
+            (directory / "finetune.json").write_text(finetune.model_dump_json(indent=2), encoding="utf-8")
+            plot_losses(finetune.losses, directory / "finetune_loss.png")
         if run is not None:
             log_compile(compiled, directory, b, c, curve, compile_s, options.register_as, settings=settings)
     outcome = CompileOutcome(program_path=program_path, baseline=b, compiled=c,
                              gates=_changed_gates(compiled, start_gates),
-                             run_id=run.info.run_id if run is not None else None,
+                             run_id=run.info.run_id if run is not None and tracking.enabled else None,
                              tracking=tracking.uri if tracking.enabled else tracking.reason,
                              seconds=time.perf_counter() - started, demos=demo_counts(compiled))
     return outcome

@@ -28,7 +28,10 @@ class Settings(BaseModel):
     """Every knob of groundqa, with its default."""
 
     home: Path = Field(default=Path(".groundqa"), description="project home: Chroma, caches, MLflow store")
-    lm: str = Field(default="embedded", description="'embedded' or any LiteLLM model string")
+    lm: str = Field(default="embedded", description="'embedded' (Gemma 3 270M with groundqa's adapter), "
+                                                   "'embedded-base' (without it) or any LiteLLM model string")
+    adapter: Path | None = Field(default=None, description="a LoRA adapter GGUF for the embedded LM (set by a "
+                                                           "fine-tuned program; default: the shipped one)")
     api_base: str | None = None
     temperature: float = 0.0
     max_tokens: int = 256

@@ -12,14 +12,16 @@ program class, the predictor names), ``metadata`` (present, an object), no unkno
 predictor's state (an object with known keys; ``signature`` with text instructions and one prefix and
 description per field; ``demos`` a list of objects whose signature fields hold the signature's types;
 ``traces`` and ``train`` lists) and the gates (their own validation). Unknown keys *inside* the
-``groundqa`` section are accepted, so later versions can add records (e.g. an adapter's hash) that this
-one ignores.
+``groundqa`` section are accepted, so later versions can add records that this one ignores. A fine-tuned
+program records the LoRA adapter it needs (``groundqa.adapter``: a file next to ``program.json`` and its
+sha256): the adapter changes the embedded LM's weights, never which LM runs.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import shutil
 import types
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
@@ -28,6 +30,7 @@ import dspy
 from pydantic import BaseModel, ValidationError
 
 from groundqa.errors import GroundQAError
+from groundqa.lm.finetune.adapter import Adapter, adapter_sha256
 
 FORMAT_VERSION = 2  # 2: the grounding gates are saved with the program
 PREDICTOR_KEYS = frozenset({"traces", "train", "demos", "signature", "lm", "fields"})
@@ -52,6 +55,9 @@ def save_program(program: dspy.Module, directory: str | Path, metadata: dict[str
     data = json.loads(path.read_text(encoding="utf-8"))
     data["groundqa"] = {"format_version": FORMAT_VERSION, "program": type(program).__name__,
                         "predictors": sorted(name for name, _ in program.named_predictors())}
+    adapter = getattr(program, "adapter", None)
+    if isinstance(adapter, Adapter):  # fine-tuned weights travel with the program, pinned by their hash
+        data["groundqa"]["adapter"] = _save_adapter(adapter, directory)
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
     meta = {"format_version": FORMAT_VERSION, "program": type(program).__name__, **(metadata or {})}
     (directory / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
@@ -67,6 +73,7 @@ def load_program(program: dspy.Module, path: str | Path) -> dspy.Module:
     data = _read(path)
     _check_header(path, data, program)
     state = _checked_state(path, data, program)
+    adapter = program_adapter(path, data)
     try:
         program.load_state(state)
     except ValidationError as exc:
@@ -75,7 +82,52 @@ def load_program(program: dspy.Module, path: str | Path) -> dspy.Module:
         raise ProgramFileError(f"{path} has an invalid value for {where}: {first.get('msg', 'invalid')}") from exc
     except (TypeError, ValueError, KeyError, AttributeError) as exc:  # what the checks above did not foresee
         raise ProgramFileError(f"{path} cannot be loaded: {type(exc).__name__}: {_line(exc)}") from exc
+    if adapter is not None:
+        program.adapter = adapter
     return program
+
+
+# -- the fine-tuned weights a program needs --------------------------------------------------------
+ADAPTER_FILE = "adapter.gguf"
+
+
+def _save_adapter(adapter: Adapter, directory: Path) -> dict[str, str]:
+    """Copy the adapter next to ``program.json`` (unless it is there) and return its record."""
+    sha256 = adapter.sha256 or adapter_sha256(adapter.path)
+    target = directory / ADAPTER_FILE
+    if Path(adapter.path).resolve() != target.resolve():
+        partial = target.with_suffix(".partial")
+        shutil.copyfile(adapter.path, partial)
+        partial.replace(target)
+    return {"file": ADAPTER_FILE, "sha256": sha256}
+
+
+def program_adapter(path: str | Path, data: dict[str, Any] | None = None) -> Adapter | None:
+    """The LoRA adapter a saved program was fine-tuned with (``None``: it needs none), checked: the record's
+    shape, the file next to ``program.json`` (never a path elsewhere) and its sha256."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "program.json"
+    data = data if data is not None else _read(path)
+    info = data.get("groundqa") if isinstance(data.get("groundqa"), dict) else {}
+    record = info.get("adapter")
+    if record is None:
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("file"), str) or not isinstance(record.get("sha256"), str):
+        raise ProgramFileError(f"{path}: groundqa.adapter must be an object with 'file' and 'sha256' strings")
+    name, sha256 = record["file"], record["sha256"].lower()
+    if Path(name).name != name or name in ("", ".", ".."):
+        raise ProgramFileError(f"{path}: groundqa.adapter.file must be a file name next to program.json, not {name!r}")
+    if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
+        raise ProgramFileError(f"{path}: groundqa.adapter.sha256 must be 64 hex digits")
+    file = path.parent / name
+    if not file.is_file():
+        raise ProgramFileError(f"{path} was fine-tuned: it needs its adapter {file}, which is missing")
+    actual = adapter_sha256(file)
+    if actual != sha256:
+        raise ProgramFileError(f"{file} has sha256 {actual[:12]}…, the program was saved with {sha256[:12]}… "
+                               "(a different or damaged adapter)")
+    return Adapter(path=file, sha256=sha256)
 
 
 # -- reading and the header -----------------------------------------------------------------------

@@ -36,11 +36,17 @@ def _reset_dspy() -> None:
 
 
 @pytest.fixture(scope="session")
-def embedded_lm(tmp_path_factory: pytest.TempPathFactory):
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One model cache per session: the GGUF is assembled, and dequantised for fine-tuning (~1 minute), once."""
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture(scope="session")
+def embedded_lm(model_cache: Path):
     """The real embedded Gemma 3 270M, assembled once per session."""
     from groundqa.lm.embedded import EmbeddedLM
 
-    return EmbeddedLM(cache_dir=tmp_path_factory.mktemp("models"), cache=False)
+    return EmbeddedLM(cache_dir=model_cache, cache=False)
 
 
 @pytest.fixture

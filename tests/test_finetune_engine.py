@@ -292,8 +292,8 @@ def _answer(lm: EmbeddedLM, question: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("ft-models")
+def models(model_cache: Path) -> Path:
+    return model_cache
 
 
 @pytest.fixture(scope="module")

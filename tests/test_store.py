@@ -17,10 +17,10 @@ def test_ingest_query_and_idempotent_reingest(store: CorpusStore, tmp_path: Path
     docs = load_corpus(demo_corpus).items
     first = store.ingest(docs, 300, 60)
     assert first.chunks_added == first.chunks_total > len(docs) - 1
-    assert first.index_version == 1
+    assert first.index_version == 2  # bumped before the first write and after the last
     again = store.ingest(docs, 300, 60)
     assert (again.chunks_added, again.chunks_removed, again.chunks_total) == (0, 0, first.chunks_total)
-    assert again.index_version == 1  # nothing changed, cache stays valid
+    assert again.index_version == 2  # nothing changed, cache stays valid
     top = store.query("Who designed the tidal harbor lights?", k=3)
     assert top[0].doc_id in {"harbor-lights", "marchetti"}
     assert top[0].score >= top[-1].score
@@ -37,7 +37,7 @@ def test_changed_document_replaces_its_chunks(store: CorpusStore):
     assert store.count() == before
     texts = [p.text for p in store.query("When does the ferry leave?", k=5) if p.doc_id == "d1"]
     assert texts and all("ten" in t for t in texts)
-    assert store.index_version == 2
+    assert store.index_version == 4
 
 
 def test_empty_store_returns_nothing(store: CorpusStore):

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from groundqa.app import build_program, configure_lm
+from groundqa.app import build_program, configure_lm, program_settings
 from groundqa.cli.common import CLIError, print_skipped, progress_bar, settings_from, terminal
 from groundqa.datasets.bundled import load_bundled
 from groundqa.datasets.loaders import Document, Question, load_corpus, load_questions_jsonl
@@ -102,13 +102,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     tracking = configure_tracking(settings, not args.no_mlflow)
     if args.engine == "mlflow" and not tracking.enabled:
         raise CLIError(f"--engine mlflow needs an MLflow store ({tracking.reason})")
+    program_path = None if args.program == "baseline" else args.program
+    settings = program_settings(settings, program_path, keep_collection=True)  # a fine-tuned program's adapter
     configure_lm(settings)
     report = ingest_documents(settings, docs, progress=progress_bar("embedding chunks", args.quiet))
     console = Console(stderr=True)
     console.print(f"{name}: {len(docs)} documents ({report.chunks_total} chunks in '{settings.collection}'), "
                   f"{len(questions)} questions; program {args.program}; LM {settings.lm}")
     overrides = {"verify_premises": False} if args.no_premises else {}
-    program_path = None if args.program == "baseline" else args.program
     program = build_program(settings, program_path=program_path, **overrides)
     label = "baseline" if args.program == "baseline" else "compiled"
     params = {"lm": settings.lm, "program": str(args.program), "dataset": name, "verify_premises": not args.no_premises,

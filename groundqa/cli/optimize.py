@@ -23,6 +23,14 @@ def _compile_args(p: argparse.ArgumentParser, defaults: dict[str, Any]) -> None:
                    help="calibration trials (calibrate); each re-scores train with cached LM answers")
     p.add_argument("--calibrate-sizes", action="store_true",
                    help="calibrate k, max_passages and lexical_weight too (each new combination pays an LM pass)")
+    p.add_argument("--finetune-data", type=Path, default=defaults.get("finetune_data"),
+                   help="finetune: extra training data (chat JSONL from python -m groundqa.optimizers.finetune_data)")
+    p.add_argument("--finetune-epochs", type=int, default=defaults.get("finetune_epochs", 1),
+                   help="finetune: passes over the training examples")
+    p.add_argument("--finetune-steps", type=int, default=defaults.get("finetune_steps"),
+                   help="finetune: optimizer steps instead of epochs")
+    p.add_argument("--finetune-lr", type=float, default=2e-4, help="finetune: the LoRA's learning rate")
+    p.add_argument("--finetune-rank", type=int, default=16, help="finetune: the LoRA's rank")
     p.add_argument("--dataset", default="bundled", help="'bundled', 'squad[:PATH]' or a questions JSONL (with --corpus)")
     p.add_argument("--corpus", help="corpus JSONL or folder (for a questions JSONL dataset)")
     p.add_argument("--teacher-lm", default=defaults.get("teacher_lm"),
@@ -67,7 +75,9 @@ def options_from(args: argparse.Namespace) -> CompileOptions:
         reflection_lm=args.reflection_lm, budget=args.budget, auto=args.auto, seed=args.seed, threads=args.threads,
         max_train=args.max_train, max_dev=args.max_dev, sample=args.sample, verify_premises=not args.no_premises,
         artifacts=args.artifacts, mlflow=not args.no_mlflow, register_as=args.register_as, progress=not args.quiet,
-        trials=args.trials, calibrate_sizes=args.calibrate_sizes,
+        trials=args.trials, calibrate_sizes=args.calibrate_sizes, finetune_data=args.finetune_data,
+        finetune_epochs=args.finetune_epochs, finetune_steps=args.finetune_steps, finetune_lr=args.finetune_lr,
+        finetune_rank=args.finetune_rank,
     )
 
 

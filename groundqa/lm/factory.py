@@ -72,7 +72,7 @@ def build_lm(settings: Settings, **overrides: Any) -> dspy.LM:
     if model in (EMBEDDED, EMBEDDED_BASE):
         from groundqa.lm.embedded import EmbeddedLM
 
-        adapter = overrides.pop("adapter", DEFAULT_ADAPTER)
+        adapter = overrides.pop("adapter", settings.adapter or DEFAULT_ADAPTER)
         if model == EMBEDDED_BASE:
             adapter = None
         return EmbeddedLM(

@@ -2,16 +2,35 @@
 
 Persistent by default (``<home>/chroma``); a Chroma server is used when ``chroma_url`` is set.
 Chunk ids derive from document id + content, so re-ingesting is an idempotent upsert and a changed
-document replaces its old chunks. Every change bumps the collection's ``index_version`` (used to
-invalidate retrieval caches). Each chunk's metadata keeps where it came from (``path``, ``page`` or
+document replaces its old chunks. Each chunk's metadata keeps where it came from (``path``, ``page`` or
 ``section``, ``char_start``/``char_end``) and, for files, the ``fingerprint`` that lets re-ingestion
 skip an unchanged file without reading it.
+
+Why writes look the way they do (issue #15):
+
+* Retrieval caches are keyed by the collection's ``index_version``. A writer bumps it *before* its first
+  write and marks the collection as being written, and bumps it again (clearing the mark) after its
+  last write. While the mark is set, :attr:`CorpusStore.index_version` reads as a number never seen
+  before, so nothing cached during a write, or after a write that was killed half-way, is ever served
+  again; the next ingest clears the mark.
+* Every write happens under the collection's ingest lock (:mod:`groundqa.store.lock`), so two ingests
+  are serialised instead of interleaving their reads and writes.
+* A document's first chunk carries the file fingerprint that lets a re-ingest skip the file, so it is
+  written after every other chunk of the document: a killed ingest never leaves a half-stored file
+  that looks complete.
+* Chunk lookups are batched (one query per 500 documents) and each batch of new chunks is one embedding
+  call and one upsert; ``IngestReport.stage_seconds`` says where the time went.
 """
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import json
-from collections.abc import Callable, Iterable
+import logging
+import secrets
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,11 +41,16 @@ from groundqa.errors import GroundQAError
 from groundqa.signatures.types import Passage
 from groundqa.store.chunking import Chunk, chunk_segments, chunk_text
 from groundqa.store.embeddings import Embedder, get_embedder
+from groundqa.store.lock import IngestLockedError, ingest_lock
 
+_log = logging.getLogger(__name__)
 _VERSION_KEY = "groundqa_index_version"
+_WRITING_KEY = "groundqa_writing"
+"""1 from just before a writer's first write until just after its last (still 1 if it was killed)."""
 _MODEL_KEY = "groundqa_embedding_model"
 _UPSERT_BATCH = 256
 _LOOKUP_BATCH = 500
+_DELETE_BATCH = 5_000  # under Chroma's maximum batch size
 
 
 class StoreError(GroundQAError, RuntimeError):
@@ -67,6 +91,10 @@ class IngestReport:
     by_format: dict[str, FormatReport] = field(default_factory=dict)
     notes: list[LoadError] = field(default_factory=list)
     """what was skipped inside files that were ingested (e.g. PDF pages without text)"""
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    """where the time went: ``open`` (the store), ``lock`` (waiting for another ingest), ``read`` (files,
+    lines), ``chunk``, ``lookup`` (stored chunks), ``embed`` (the model), ``embedding_cache``, ``upsert``,
+    ``delete``, ``update``, ``version``"""
 
     @property
     def chunks_per_second(self) -> float:
@@ -87,6 +115,47 @@ class IngestReport:
         self.notes.extend(other.notes)
         for doc_id, added in other.added_by_document.items():
             self.added_by_document[doc_id] = self.added_by_document.get(doc_id, 0) + added
+        for stage, seconds in other.stage_seconds.items():
+            self.stage_seconds[stage] = self.stage_seconds.get(stage, 0.0) + seconds
+
+
+def ingestion_failure(exc: BaseException) -> StoreError:
+    """One line for a store that failed while ingesting (the Chroma server went away, ...)."""
+    detail = str(exc).splitlines()[0] if str(exc) else "no detail"
+    return StoreError(f"the Chroma store failed during ingestion ({type(exc).__name__}: {detail}); what was stored "
+                      "before stays, ingest again to finish")
+
+
+@contextlib.contextmanager
+def _timed(stages: dict[str, float], stage: str) -> Iterator[None]:
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        stages[stage] = stages.get(stage, 0.0) + time.perf_counter() - started
+
+
+def _takes_bulk(embedder: Any) -> bool:
+    """Whether ``embedder.embed`` accepts ``bulk=`` (the packaged embedder does; test doubles may not)."""
+    try:
+        return "bulk" in inspect.signature(embedder.embed).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+@dataclass
+class _Plan:
+    """What one ingestion call will write: stale chunk ids, new chunks, metadata updates."""
+
+    stale: list[str] = field(default_factory=list)
+    pending: list[tuple[Chunk, Document, dict[str, Any]]] = field(default_factory=list)
+    relocated: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def ordered_pending(self) -> list[tuple[Chunk, Document, dict[str, Any]]]:
+        """New chunks with every fingerprinted first chunk moved after all the others (see ``_ingest``)."""
+        markers = [p for p in self.pending if p[0].position == 0 and "fingerprint" in p[2]]
+        rest = [p for p in self.pending if not (p[0].position == 0 and "fingerprint" in p[2])]
+        return rest + markers
 
 
 def _scalar_metadata(values: dict[str, Any]) -> dict[str, str | int | float | bool]:
@@ -155,6 +224,8 @@ class CorpusStore:
         self.client = client or open_client(path, url)
         self.collection_name = collection
         self._embedder = embedder
+        self._session_depth = 0
+        self._writes_open = False
         self.collection = self.client.get_or_create_collection(
             name=collection,
             embedding_function=None,
@@ -190,18 +261,86 @@ class CorpusStore:
 
     @property
     def index_version(self) -> int:
-        return int((self.collection.metadata or {}).get(_VERSION_KEY, 0))
+        """The collection's version, for retrieval-cache keys. While a write is in flight, or after one was
+        killed before it finished, every read gives a negative number never given before: a cache keyed on
+        it can hold nothing that is served again."""
+        metadata = self.collection.metadata or {}
+        if metadata.get(_WRITING_KEY):
+            return -1 - secrets.randbits(62)
+        return int(metadata.get(_VERSION_KEY, 0))
+
+    @property
+    def write_interrupted(self) -> bool:
+        """Whether the collection carries the writing mark (a write in flight, or one that was killed)."""
+        return bool((self.collection.metadata or {}).get(_WRITING_KEY))
 
     def count(self) -> int:
         return int(self.collection.count())
 
-    # -- ingestion -------------------------------------------------------------------------
-    def _bump_version(self) -> int:
-        metadata = dict(self.collection.metadata or {})
-        metadata[_VERSION_KEY] = int(metadata.get(_VERSION_KEY, 0)) + 1
-        self.collection.modify(metadata=metadata)
-        return metadata[_VERSION_KEY]
+    # -- writing: one writer at a time, a version that cannot go stale ----------------------------
+    def lock(self, timeout: float | None = None, on_wait: Callable[[str], None] | None = None) -> Any:
+        """The collection's ingest lock (:mod:`groundqa.store.lock`): hold it around a whole ingestion."""
+        path, url = self._location()
+        return ingest_lock(self.collection_name, path, url, timeout=timeout, on_wait=on_wait)
 
+    def _location(self) -> tuple[Path | None, str | None]:
+        """Where the store lives, for its lock: the persistent folder or the server URL."""
+        if self.path is not None or self.url is not None:
+            return self.path, self.url
+        settings = getattr(self.client, "get_settings", lambda: None)()
+        folder = getattr(settings, "persist_directory", None) if settings is not None else None
+        if folder and getattr(settings, "is_persistent", False):
+            return Path(folder), None
+        host = getattr(settings, "chroma_server_host", None) if settings is not None else None
+        return None, f"{host}:{getattr(settings, 'chroma_server_http_port', '')}" if host else f"client-{id(self.client)}"
+
+    @contextlib.contextmanager
+    def write_session(self, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+        """Hold the lock; the first write bumps the version and marks the collection as being written,
+        the end of the outermost session bumps it again and clears the mark (see :attr:`index_version`)."""
+        with self.lock(on_wait=on_wait):
+            if self._session_depth == 0:
+                self._reload()
+                self._writes_open = bool(self._metadata().get(_WRITING_KEY))  # an interrupted ingest: repair
+            self._session_depth += 1
+            try:
+                yield
+            finally:
+                self._session_depth -= 1
+                if self._session_depth == 0 and self._writes_open:
+                    self._close_writes()
+
+    def _reload(self) -> None:
+        self.collection = self.client.get_collection(self.collection_name)
+
+    def _metadata(self) -> dict[str, Any]:
+        return dict(self.collection.metadata or {})
+
+    def _set_version(self, writing: bool) -> int:
+        metadata = self._metadata()
+        metadata[_VERSION_KEY] = int(metadata.get(_VERSION_KEY, 0)) + 1
+        metadata[_WRITING_KEY] = int(writing)
+        self.collection.modify(metadata=metadata)
+        return int(metadata[_VERSION_KEY])
+
+    def _open_writes(self) -> None:
+        """Before the first write of a session: bump the version and set the writing mark."""
+        if self._session_depth == 0:
+            raise RuntimeError("CorpusStore writes happen inside write_session()")
+        if not self._writes_open or not self._metadata().get(_WRITING_KEY):
+            self._set_version(writing=True)
+            self._writes_open = True
+
+    def _close_writes(self) -> None:
+        """After the last write: bump again and clear the mark. A store that fails here keeps the mark (no
+        retrieval is cached until the next ingest clears it), which is safe."""
+        try:
+            self._set_version(writing=False)
+        except Exception as exc:
+            _log.warning("could not clear the index-version mark of '%s': %s", self.collection_name, exc)
+        self._writes_open = False
+
+    # -- ingestion -------------------------------------------------------------------------
     def ingest(
         self,
         documents: Iterable[Document],
@@ -209,17 +348,19 @@ class CorpusStore:
         chunk_overlap: int = 120,
         progress: Callable[[int, int], None] | None = None,
     ) -> IngestReport:
-        """Upsert ``documents`` (see :meth:`_ingest`); a store that fails on the way (a Chroma server that
-        goes away) is one :class:`StoreError`: the batches stored before it stay, and ingesting again
-        finishes the job."""
+        """Upsert ``documents`` (see :meth:`_ingest`) under the collection's lock; a store that fails on the
+        way (a Chroma server that goes away) is one :class:`StoreError`: the batches stored before it stay,
+        and ingesting again finishes the job."""
         try:
-            return self._ingest(documents, chunk_size, chunk_overlap, progress)
-        except StoreError:
+            with self.write_session():
+                report = self._ingest(documents, chunk_size, chunk_overlap, progress)
+            if self._session_depth == 0:  # the session is closed: the version the caches will see
+                report.index_version = self.index_version
+            return report
+        except (StoreError, IngestLockedError):
             raise
         except Exception as exc:
-            raise StoreError(f"the Chroma store failed during ingestion ({type(exc).__name__}: "
-                             f"{str(exc).splitlines()[0] if str(exc) else 'no detail'}); what was stored before "
-                             "stays, ingest again to finish") from exc
+            raise ingestion_failure(exc) from exc
 
     def _ingest(
         self,
@@ -228,93 +369,137 @@ class CorpusStore:
         chunk_overlap: int = 120,
         progress: Callable[[int, int], None] | None = None,
     ) -> IngestReport:
-        """Upsert ``documents``: new chunks are embedded and added, stale chunks of a changed
-        document are removed, unchanged chunks are left alone (their location metadata is brought up
-        to date when it differs, without re-embedding)."""
-        import time
+        """Upsert ``documents``: new chunks are embedded and added, stale chunks of a changed document are
+        removed, unchanged chunks are left alone (their location metadata is brought up to date when it
+        differs, without re-embedding).
 
+        Order of writes, so that a process killed at any point leaves nothing a re-ingest would miss:
+        stale chunks go first; then new chunks, one embedding call and one upsert per batch, each
+        document's first chunk (which carries the file fingerprint that lets a re-ingest skip the file)
+        after all its other chunks; metadata updates (which may carry a new fingerprint) last.
+        """
         started = time.perf_counter()
         report = IngestReport()
-        pending: list[tuple[Chunk, Document, dict[str, Any]]] = []
-        stale: list[str] = []
-        relocated: list[tuple[str, dict[str, Any]]] = []
-        for doc in documents:
-            chunks = (chunk_segments(doc.id, doc.segments, chunk_size, chunk_overlap) if doc.segments
-                      else chunk_text(doc.id, doc.text, chunk_size, chunk_overlap))
-            found = self.collection.get(where={"doc_id": doc.id}, include=["metadatas"])
-            existing = dict(zip(found["ids"], found["metadatas"] or [{}] * len(found["ids"]), strict=True))
+        stages = report.stage_seconds
+        plan = self._plan(list(documents), chunk_size, chunk_overlap, report)
+        if plan.stale or plan.pending or plan.relocated:
+            with _timed(stages, "version"):
+                self._open_writes()
+        with _timed(stages, "delete"):
+            for start in range(0, len(plan.stale), _DELETE_BATCH):
+                self.collection.delete(ids=plan.stale[start : start + _DELETE_BATCH])
+        self._write_pending(plan.ordered_pending(), report, progress)
+        with _timed(stages, "update"):
+            for start in range(0, len(plan.relocated), _UPSERT_BATCH):
+                part = plan.relocated[start : start + _UPSERT_BATCH]
+                self.collection.update(ids=[cid for cid, _ in part], metadatas=[m for _, m in part])
+        report.chunks_added = len(plan.pending)
+        report.chunks_removed = len(plan.stale)
+        report.chunks_relocated = len(plan.relocated)
+        report.index_version = int(self._metadata().get(_VERSION_KEY, 0))
+        report.chunks_total = self.count()
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _plan(self, documents: list[Document], chunk_size: int, chunk_overlap: int, report: IngestReport) -> _Plan:
+        """Chunk every document and compare with what is stored (one lookup per 500 documents)."""
+        stages = report.stage_seconds
+        plan = _Plan()
+        with _timed(stages, "chunk"):
+            chunked = [(doc, chunk_segments(doc.id, doc.segments, chunk_size, chunk_overlap) if doc.segments
+                        else chunk_text(doc.id, doc.text, chunk_size, chunk_overlap)) for doc in documents]
+        with _timed(stages, "lookup"):
+            existing = self._stored_chunks([doc.id for doc in documents])
+        for doc, chunks in chunked:
+            stored = existing.get(doc.id, {})
             wanted = {c.chunk_id for c in chunks}
-            stale.extend(sorted(set(existing) - wanted))
+            plan.stale.extend(sorted(set(stored) - wanted))
             for chunk in chunks:
                 metadata = chunk_metadata(doc, chunk)
-                if chunk.chunk_id not in existing:
-                    pending.append((chunk, doc, metadata))
+                if chunk.chunk_id not in stored:
+                    plan.pending.append((chunk, doc, metadata))
                     continue
                 report.chunks_unchanged += 1
-                stored = existing[chunk.chunk_id] or {}
-                if any(stored.get(key) != value for key, value in metadata.items()):
-                    relocated.append((chunk.chunk_id, metadata))
+                old = stored[chunk.chunk_id] or {}
+                if any(old.get(key) != value for key, value in metadata.items()):
+                    plan.relocated.append((chunk.chunk_id, metadata))
             report.documents += 1
             report.notes.extend(LoadError(str(doc.metadata.get("source") or doc.id), None, note) for note in doc.notes)
+        return plan
+
+    def _stored_chunks(self, doc_ids: list[str]) -> dict[str, dict[str, dict[str, Any]]]:
+        """``{doc_id: {chunk_id: metadata}}`` of the stored chunks of ``doc_ids``."""
+        out: dict[str, dict[str, dict[str, Any]]] = {}
+        ids = list(dict.fromkeys(doc_ids))
+        for start in range(0, len(ids), _LOOKUP_BATCH):
+            part = ids[start : start + _LOOKUP_BATCH]
+            where = {"doc_id": part[0]} if len(part) == 1 else {"doc_id": {"$in": part}}
+            found = self.collection.get(where=where, include=["metadatas"])
+            for cid, meta in zip(found["ids"], found["metadatas"] or [{}] * len(found["ids"]), strict=True):
+                out.setdefault(str((meta or {}).get("doc_id")), {})[cid] = dict(meta or {})
+        return out
+
+    def _write_pending(self, pending: list[tuple[Chunk, Document, dict[str, Any]]], report: IngestReport,
+                       progress: Callable[[int, int], None] | None) -> None:
+        """Embed (one call per batch) and upsert the new chunks, in order."""
+        stages = report.stage_seconds
         done = 0
         for start in range(0, len(pending), _UPSERT_BATCH):
             batch = pending[start : start + _UPSERT_BATCH]
-            vectors = self.embedder.embed([embedding_text(doc, c) for c, doc, _ in batch])
-            self.collection.upsert(
-                ids=[c.chunk_id for c, _, _ in batch],
-                embeddings=vectors,
-                documents=[c.text for c, _, _ in batch],
-                metadatas=[metadata for _, _, metadata in batch],
-            )
+            texts = [embedding_text(doc, c) for c, doc, _ in batch]
+            before = dict(getattr(self.embedder, "stats", {}) or {})
+            with _timed(stages, "embed"):
+                vectors = self.embedder.embed(texts, bulk=True) if _takes_bulk(self.embedder) else self.embedder.embed(texts)
+            cache_s = float((getattr(self.embedder, "stats", {}) or {}).get("cache_s", 0.0)) - float(before.get("cache_s", 0.0))
+            if cache_s > 0:  # the embedding cache's share of the embedding step
+                stages["embed"] -= cache_s
+                stages["embedding_cache"] = stages.get("embedding_cache", 0.0) + cache_s
+            with _timed(stages, "upsert"):
+                self.collection.upsert(
+                    ids=[c.chunk_id for c, _, _ in batch], embeddings=vectors,
+                    documents=[c.text for c, _, _ in batch], metadatas=[metadata for _, _, metadata in batch],
+                )
             for chunk, _, _ in batch:
                 report.added_by_document[chunk.doc_id] = report.added_by_document.get(chunk.doc_id, 0) + 1
             done += len(batch)
             if progress:
                 progress(done, len(pending))
-        for start in range(0, len(relocated), _UPSERT_BATCH):
-            part = relocated[start : start + _UPSERT_BATCH]
-            self.collection.update(ids=[cid for cid, _ in part], metadatas=[m for _, m in part])
-        if stale:
-            self.collection.delete(ids=stale)
-        report.chunks_added = len(pending)
-        report.chunks_removed = len(stale)
-        report.chunks_relocated = len(relocated)
-        changed = bool(pending or stale or relocated)
-        report.index_version = self._bump_version() if changed else self.index_version
-        report.chunks_total = self.count()
-        report.seconds = time.perf_counter() - started
-        return report
+
+    def first_chunks(self, key: str, values: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """``{doc_id: metadata of its first chunk}`` for the documents whose first chunk has ``key`` in
+        ``values`` (``doc_id``, ``root``, ``source_path``): one query per 500 values. The first chunk
+        carries the file's ``fingerprint``, ``root``, ``path`` and ``source_path``."""
+        wanted = list(dict.fromkeys(values))
+        out: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(wanted), _LOOKUP_BATCH):
+            part = wanted[start : start + _LOOKUP_BATCH]
+            found = self.collection.get(where={"$and": [{key: {"$in": part}}, {"position": 0}]}, include=["metadatas"])
+            for meta in found["metadatas"] or []:
+                if meta:
+                    out[str(meta.get("doc_id"))] = dict(meta)
+        return out
 
     def fingerprints(self, doc_ids: Iterable[str]) -> dict[str, str]:
         """The stored ``fingerprint`` of each of ``doc_ids`` that has one (read from its first chunk)."""
-        ids = list(dict.fromkeys(doc_ids))
-        out: dict[str, str] = {}
-        for start in range(0, len(ids), _LOOKUP_BATCH):
-            part = ids[start : start + _LOOKUP_BATCH]
-            found = self.collection.get(where={"$and": [{"doc_id": {"$in": part}}, {"position": 0}]},
-                                        include=["metadatas"])
-            for meta in found["metadatas"] or []:
-                if meta and meta.get("fingerprint"):
-                    out[str(meta.get("doc_id"))] = str(meta["fingerprint"])
-        return out
+        return {doc_id: str(meta["fingerprint"]) for doc_id, meta in self.first_chunks("doc_id", doc_ids).items()
+                if meta.get("fingerprint")}
 
     def documents_from(self, root: str) -> set[str]:
         """Ids of the documents ingested from the folder ``root`` (its resolved path)."""
-        found = self.collection.get(where={"$and": [{"root": root}, {"position": 0}]}, include=["metadatas"])
-        return {str(meta.get("doc_id")) for meta in found["metadatas"] or [] if meta}
+        return set(self.first_chunks("root", [root]))
 
     def remove_documents(self, doc_ids: Iterable[str]) -> int:
         """Delete every chunk of ``doc_ids``; returns the number of chunks removed (bumps the version)."""
         ids = list(dict.fromkeys(doc_ids))
         removed = 0
-        for start in range(0, len(ids), _LOOKUP_BATCH):
-            part = ids[start : start + _LOOKUP_BATCH]
-            chunk_ids = self.collection.get(where={"doc_id": {"$in": part}}, include=[])["ids"]
-            if chunk_ids:
-                self.collection.delete(ids=chunk_ids)
-                removed += len(chunk_ids)
-        if removed:
-            self._bump_version()
+        with self.write_session():
+            for start in range(0, len(ids), _LOOKUP_BATCH):
+                part = ids[start : start + _LOOKUP_BATCH]
+                chunk_ids = self.collection.get(where={"doc_id": {"$in": part}}, include=[])["ids"]
+                if chunk_ids:
+                    self._open_writes()
+                    self.collection.delete(ids=chunk_ids)
+                    removed += len(chunk_ids)
         return removed
 
     # -- retrieval -------------------------------------------------------------------------

@@ -5,15 +5,23 @@ file shared by every process of the project (``<home>/cache/embeddings.sqlite``;
 on with the other caches). A fresh process then re-embeds nothing it has seen: the offline judge
 and the extractive fallback embed passage sentences on every question, so a re-evaluation in a new
 process is ~10× faster with it (``python -m benchmarks run --suite cache``).
+
+Bulk embedding (ingestion: ``embed(texts, bulk=True)``) runs the model under bfloat16 autocast on CPUs
+that compute bfloat16 natively (AVX512-BF16 or AMX): about twice the chunks per second on these 2 cores,
+with vectors whose cosine to the float32 ones is above 0.9999 (``python -m benchmarks run --suite
+retrieval`` measures both). Queries stay float32. ``GROUNDQA_EMBED_BF16=0`` turns it off, ``=1`` forces
+it. ``Embedder.stats`` counts the seconds spent in the model and in the caches.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
@@ -77,6 +85,21 @@ class DiskVectorCache:
         self._db.close()
 
 
+@lru_cache(maxsize=1)
+def native_bf16() -> bool:
+    """Whether bulk embedding uses bfloat16 autocast: ``GROUNDQA_EMBED_BF16`` when set, else whether the
+    CPU has native bfloat16 arithmetic (emulated bfloat16 would be slower than float32)."""
+    raw = os.environ.get("GROUNDQA_EMBED_BF16", "").strip().lower()
+    if raw:
+        return raw not in ("0", "false", "no", "off")
+    try:
+        info = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    flags = set(info.split())
+    return bool(flags & {"avx512_bf16", "amx_bf16"})
+
+
 class Embedder:
     """Normalised MiniLM embeddings (cosine similarity = dot product); loaded once per process."""
 
@@ -84,6 +107,7 @@ class Embedder:
 
     def __init__(self, cache_size: int = 50_000) -> None:
         self.cache_size = cache_size
+        self.stats: dict[str, float] = {"encode_s": 0.0, "cache_s": 0.0, "encoded": 0, "cached": 0}
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
         self._disk_cache: DiskVectorCache | None = None
         # Never reach for a hub: the model ships inside the package.
@@ -116,39 +140,18 @@ class Embedder:
         _log.warning("embedding disk cache at %s switched off: %s", _disk_path, exc)
         _disk_path, self._disk_cache = None, None
 
-    def embed(self, texts: Sequence[str], batch_size: int = 64) -> list[list[float]]:
-        """Normalised vectors of ``texts``; known texts come from the memory LRU, then the disk cache."""
+    def embed(self, texts: Sequence[str], batch_size: int = 64, bulk: bool = False) -> list[list[float]]:
+        """Normalised vectors of ``texts``; known texts come from the memory LRU, then the disk cache.
+
+        ``bulk`` (ingestion) encodes under bfloat16 autocast where the CPU supports it (:func:`native_bf16`).
+        """
         if not texts:
             return []
         with _lock:
             missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if missing:
             with _lock:  # torch runs one batch at a time well on 2 cores; keep batches whole
-                disk = self._disk()
-                stored: dict[str, list[float]] = {}
-                if disk is not None:
-                    try:
-                        stored = disk.get_many(missing)
-                    except sqlite3.Error as exc:
-                        self._disk_failed(exc)
-                        disk = None
-                to_encode = [t for t in missing if t not in stored]
-                fresh: dict[str, list[float]] = {}
-                if to_encode:
-                    vectors: Any = self._model.encode(
-                        to_encode, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False,
-                        convert_to_numpy=True,
-                    )
-                    fresh = dict(zip(to_encode, vectors.tolist(), strict=True))
-                    if disk is not None:
-                        try:
-                            disk.put_many(fresh)
-                        except sqlite3.Error as exc:
-                            self._disk_failed(exc)
-                for text in missing:
-                    self._cache[text] = stored[text] if text in stored else fresh[text]
-                while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
+                self._fill(missing, batch_size, bulk)
         with _lock:
             out = []
             for text in texts:
@@ -159,6 +162,49 @@ class Embedder:
                     self._cache.move_to_end(text)
                 out.append(vector)
         return out
+
+    def _fill(self, missing: list[str], batch_size: int, bulk: bool) -> None:
+        """Put the vectors of ``missing`` in the memory cache: from the disk cache, else the model."""
+        started = time.perf_counter()
+        disk = self._disk()
+        stored: dict[str, list[float]] = {}
+        if disk is not None:
+            try:
+                stored = disk.get_many(missing)
+            except sqlite3.Error as exc:
+                self._disk_failed(exc)
+                disk = None
+        self.stats["cache_s"] += time.perf_counter() - started
+        to_encode = [t for t in missing if t not in stored]
+        fresh: dict[str, list[float]] = {}
+        if to_encode:
+            started = time.perf_counter()
+            fresh = dict(zip(to_encode, self._encode(to_encode, batch_size, bulk), strict=True))
+            self.stats["encode_s"] += time.perf_counter() - started
+            self.stats["encoded"] += len(to_encode)
+            if disk is not None:
+                started = time.perf_counter()
+                try:
+                    disk.put_many(fresh)
+                except sqlite3.Error as exc:
+                    self._disk_failed(exc)
+                self.stats["cache_s"] += time.perf_counter() - started
+        self.stats["cached"] += len(stored)
+        for text in missing:
+            self._cache[text] = stored[text] if text in stored else fresh[text]
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+
+    def _encode(self, texts: list[str], batch_size: int, bulk: bool) -> list[list[float]]:
+        context: Any = contextlib.nullcontext()
+        if bulk and native_bf16():
+            import torch
+
+            context = torch.autocast("cpu", dtype=torch.bfloat16)
+        with context:
+            vectors: Any = self._model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
+                                              show_progress_bar=False, convert_to_numpy=True)
+        return np.asarray(vectors, dtype=np.float32).tolist()
 
     def clear_memory(self) -> None:
         """Empty the memory cache (the disk cache, if any, keeps its vectors)."""

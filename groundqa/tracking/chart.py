@@ -125,3 +125,30 @@ def plot_calibration(report: Any, path: str | Path) -> Path | None:
     figure.tight_layout()
     figure.savefig(path)
     return path
+
+
+def plot_losses(losses: list[float], path: str | Path, window: int = 20) -> Path | None:
+    """A fine-tune's training loss per step and its moving average as a PNG; ``None`` without steps."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    if not losses:
+        return None
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure = Figure(figsize=(7.5, 4.2), dpi=110)
+    FigureCanvasAgg(figure)
+    ax = figure.add_subplot(1, 1, 1)
+    steps = list(range(1, len(losses) + 1))
+    ax.scatter(steps, losses, s=6, color="#8aa6c1", label="loss of one example")
+    smooth = [sum(losses[max(0, i - window + 1): i + 1]) / len(losses[max(0, i - window + 1): i + 1])
+              for i in range(len(losses))]
+    ax.plot(steps, smooth, color="#1f4e79", linewidth=2, label=f"mean of the last {window}")
+    ax.set_xlabel("optimizer step")
+    ax.set_ylabel("loss on the answer tokens")
+    ax.set_title(f"LoRA fine-tune of the embedded LM ({len(losses)} steps)", fontsize=10)
+    ax.legend(fontsize=8, loc="upper right")
+    ax.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path)
+    return path

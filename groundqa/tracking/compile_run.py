@@ -11,7 +11,10 @@ compiled program is logged as a model that loads anywhere (:mod:`groundqa.tracki
 comparison chart of baseline and compiled is logged with the run.
 
 With tracking disabled (``--no-mlflow`` or a server that is down), nothing is logged and DSPy's MLflow
-autologging is switched off, so that no callback tries to reach the store.
+autologging is switched off, so that no callback tries to reach the store. A server that dies during the
+compile costs its tracking, never the compile: every call here goes through the compile's
+:class:`~groundqa.tracking.guard.TrackingGuard`, which stops tracking at the first failure and says once
+where the results are (the program is saved either way).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +33,7 @@ import dspy
 
 from groundqa.experiment_data import ExperimentData
 from groundqa.tracking.evaluation_run import LoggedEvaluation, questions_dataset
+from groundqa.tracking.guard import current_guard, guarded_call, guarding, tracking_lost
 from groundqa.tracking.setup import Tracking, use_experiment
 from groundqa.tracking.traces import QuestionTracer, flush_traces
 
@@ -41,30 +45,51 @@ _DATA: contextvars.ContextVar[ExperimentData | None] = contextvars.ContextVar("g
 
 
 @contextlib.contextmanager
-def compile_run(tracking: Tracking, data: ExperimentData, optimizer: str, params: dict[str, Any]) -> Iterator[Any]:
-    """The compile's MLflow run (``None`` when tracking is disabled), ended when the block ends."""
+def compile_run(tracking: Tracking, data: ExperimentData, optimizer: str, params: dict[str, Any],
+                results: str | Path = "the artifacts folder", say: Callable[[str], Any] = print) -> Iterator[Any]:
+    """The compile's MLflow run (``None`` when tracking is disabled), ended when the block ends.
+
+    Tracking calls inside the block are guarded: a lost server makes ``say`` print once that tracking was
+    lost and that the results are in ``results``; ``tracking.enabled`` is then false and the run is only
+    forgotten locally.
+    """
     import mlflow
 
     if not tracking.enabled:
         mlflow.dspy.autolog(disable=True)  # no DSPy callback may try to reach a store that is down
         yield None
         return
+    with guarding(tracking, str(results), say) as guard:
+        run = guard.call("starting the compile run", _start_compile_run, tracking, data, optimizer, params)
+        if run is None:
+            yield None
+            return
+        token = _DATA.set(data)
+        status = "FAILED"
+        try:
+            yield run
+            status = "FINISHED"
+        finally:
+            _DATA.reset(token)
+            if guard.active:
+                flush_traces()
+            guard.end_run(status)
+
+
+def _start_compile_run(tracking: Tracking, data: ExperimentData, optimizer: str, params: dict[str, Any]) -> Any:
+    import mlflow
+
     use_experiment(tracking, data.name)
     # Evaluation logging stays; traces come from the program's records (log_traces_from_eval keeps tracing on
     # inside dspy.Evaluate and logs the metric on each question's trace); log_compiles would log a
     # placeholder model that is never finalised.
     mlflow.dspy.autolog(log_compiles=False, log_evals=True, log_traces=False, log_traces_from_compile=False,
                         log_traces_from_eval=True, silent=True)
-    token = _DATA.set(data)
-    try:
-        with mlflow.start_run(run_name=f"{optimizer}-{time.strftime('%H%M%S')}") as run:
-            mlflow.set_tags({"groundqa.kind": "compile", NOTE: _compile_note(optimizer, data, params)})
-            mlflow.log_params({k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in params.items()})
-            log_dataset_inputs(data)
-            yield run
-    finally:
-        _DATA.reset(token)
-        flush_traces()
+    run = mlflow.start_run(run_name=f"{optimizer}-{time.strftime('%H%M%S')}")
+    mlflow.set_tags({"groundqa.kind": "compile", NOTE: _compile_note(optimizer, data, params)})
+    mlflow.log_params({k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in params.items()})
+    log_dataset_inputs(data)
+    return run
 
 
 NOTE = "mlflow.note.content"
@@ -101,31 +126,59 @@ def program_evaluation(run: Any, label: str, questions: Sequence[Any]) -> Iterat
     """The evaluation of the ``label`` program (baseline, compiled) inside the compile run ``run``: a nested
     run open for the whole evaluation, with the dev questions as its dataset and a trace per question
     tagged ``label``. ``.wrap(program)`` it, evaluate, then ``.log(report)`` (which also puts
-    ``<label>/<metric>`` on the compile run). Nothing is logged when ``run`` is ``None``."""
-    if run is None:
+    ``<label>/<metric>`` on the compile run). Nothing is logged when ``run`` is ``None`` or tracking was
+    lost."""
+    if run is None or tracking_lost():
         yield LoggedEvaluation(questions=questions, label=label)
         return
+    child = guarded_call(f"starting the {label} evaluation run", _start_evaluation_run, label, questions)
+    if child is None:
+        yield LoggedEvaluation(questions=questions, label=label)
+        return
+    tracer = QuestionTracer(enabled=True, label=label, run_id=child.info.run_id, command="compile")
+    status = "FAILED"
+    try:
+        yield LoggedEvaluation(tracer=tracer, run_id=child.info.run_id, questions=questions,
+                               parent_run_id=run.info.run_id, label=label)
+        status = "FINISHED"
+    finally:
+        guard = current_guard()
+        if guard is None:
+            import mlflow
+
+            flush_traces()
+            mlflow.end_run(status)
+        else:
+            if guard.active:
+                flush_traces()
+            guard.end_run(status)
+
+
+def _start_evaluation_run(label: str, questions: Sequence[Any]) -> Any:
     import mlflow
 
     data = _DATA.get()
-    with mlflow.start_run(run_name=f"{label}-eval", nested=True) as child:
-        mlflow.set_tags({"groundqa.kind": "evaluation", "groundqa.program": label,
-                         NOTE: f"The {label} program on the {len(questions)} dev questions of its compile run; one "
-                               f"trace per question, tagged `groundqa.program={label}`."})
-        mlflow.log_input(questions_dataset(questions, f"{data.name if data else 'dataset'}-dev"), context="evaluation")
-        tracer = QuestionTracer(enabled=True, label=label, run_id=child.info.run_id, command="compile")
-        try:
-            yield LoggedEvaluation(tracer=tracer, run_id=child.info.run_id, questions=questions,
-                                   parent_run_id=run.info.run_id, label=label)
-        finally:
-            flush_traces()
+    child = mlflow.start_run(run_name=f"{label}-eval", nested=True)
+    mlflow.set_tags({"groundqa.kind": "evaluation", "groundqa.program": label,
+                     NOTE: f"The {label} program on the {len(questions)} dev questions of its compile run; one "
+                           f"trace per question, tagged `groundqa.program={label}`."})
+    mlflow.log_input(questions_dataset(questions, f"{data.name if data else 'dataset'}-dev"), context="evaluation")
+    return child
 
 
 def log_calibration_trial(trial: Any) -> None:
     """One gate-calibration trial on the active compile run (``calibration/score`` at its step)."""
     import mlflow
 
-    mlflow.log_metric("calibration/score", trial.score, step=trial.number)
+    guarded_call("logging a calibration trial", mlflow.log_metric, "calibration/score", trial.score,
+                 step=trial.number)
+
+
+def log_finetune_step(report: Any) -> None:
+    """One LoRA training step on the active compile run (``finetune/loss`` at its step)."""
+    import mlflow
+
+    guarded_call("logging a fine-tuning step", mlflow.log_metric, "finetune/loss", report.loss, step=report.step)
 
 
 def log_compile(compiled: dspy.Module, directory: Path, baseline: dict[str, Any], final: dict[str, Any],
@@ -133,7 +186,17 @@ def log_compile(compiled: dspy.Module, directory: Path, baseline: dict[str, Any]
                 settings: Settings | None = None) -> None:
     """The optimisation curve, the deltas, the program's gates (params ``gates.<name>``) and calibration
     outcome, the saved program folder, the comparison chart and the program as an MLflow model (registered
-    as ``register_as`` if given; it records ``settings``' store and LM) on the active compile run."""
+    as ``register_as`` if given; it records ``settings``' store and LM) on the active compile run.
+    Guarded: nothing is tried once tracking is lost, and a failure here loses it."""
+    if tracking_lost():
+        return
+    guarded_call("logging the compiled program", _log_compile, compiled, directory, baseline, final, curve,
+                 compile_s, register_as, settings)
+
+
+def _log_compile(compiled: dspy.Module, directory: Path, baseline: dict[str, Any], final: dict[str, Any],
+                 curve: Sequence[float], compile_s: float, register_as: str | None,
+                 settings: Settings | None) -> None:
     import mlflow
 
     gates = getattr(compiled, "gates", None)
@@ -145,6 +208,13 @@ def log_compile(compiled: dspy.Module, directory: Path, baseline: dict[str, Any]
         mlflow.log_metrics({f"calibration/{k}": v for k, v in (
             ("fit_start", calibration.fit_start), ("fit_best", calibration.fit_best),
             ("check_start", calibration.check_start), ("check_best", calibration.check_best)) if v is not None})
+    finetune = getattr(compiled, "finetune", None)
+    if finetune is not None:  # the data manifest and the adapter are in the program folder logged below
+        mlflow.log_params({f"finetune.{k}": v for k, v in {**finetune.options, "data_sha256": finetune.data_sha256,
+                                                           "adapter_sha256": finetune.adapter_sha256}.items()})
+        mlflow.log_metrics({"finetune/records": finetune.records, "finetune/answers": finetune.answers,
+                            "finetune/refusals": finetune.refusals, "finetune/train_seconds": finetune.train_seconds,
+                            "finetune/peak_rss_mb": finetune.peak_rss_mb})
     for step, score in enumerate(curve):
         mlflow.log_metric("curve/score", score, step=step)
     deltas = {f"delta/{k}": final[k] - baseline[k] for k in final

@@ -4,7 +4,9 @@ Used by ``EvaluationReport.log_to_mlflow``, by the ``evaluate`` command (a run o
 dataset's experiment, :func:`evaluation_run`) and by a compile (a nested run per evaluated program,
 :func:`groundqa.tracking.compile_run.program_evaluation`). The run starts before the first question, so
 its duration is the evaluation's, its questions are its dataset input, and the questions' traces
-(:mod:`groundqa.tracking.traces`) are linked to it.
+(:mod:`groundqa.tracking.traces`) are linked to it. A tracking server that dies during the evaluation
+costs the tracking, not the evaluation (:mod:`groundqa.tracking.guard`): the report is still printed and
+written, and one line says tracking was lost.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from groundqa.tracking.guard import guarded_call, guarding, tracking_lost
 from groundqa.tracking.setup import Tracking, use_experiment
 from groundqa.tracking.traces import QuestionTracer, flush_traces
 
@@ -87,16 +91,20 @@ class LoggedEvaluation:
     def log(self, report: EvaluationReport, params: dict[str, Any] | None = None) -> str | None:
         """The report into the open run (``dev/<metric>``); for a compile's program also ``<label>/<metric>``
         on the compile run. Returns the run id (``None`` with tracking off)."""
-        if self.run_id is None:
+        if self.run_id is None or tracking_lost():
             return None
+        flush_traces()
+        logged = guarded_call("logging the evaluation report", self._log, report, params)
+        return self.run_id if logged and not tracking_lost() else None
+
+    def _log(self, report: EvaluationReport, params: dict[str, Any] | None) -> bool:
         import mlflow
 
-        flush_traces()
         log_report(report, params=params, prefix="dev/")
         if self.parent_run_id:
             mlflow.log_metrics({f"{self.label}/{k}": v for k, v in report.flat_metrics("").items()},
                                run_id=self.parent_run_id)
-        return self.run_id
+        return True
 
 
 def questions_dataset(questions: Sequence[Any], name: str) -> Any:
@@ -111,28 +119,50 @@ def questions_dataset(questions: Sequence[Any], name: str) -> Any:
 
 @contextlib.contextmanager
 def evaluation_run(tracking: Tracking, dataset: str, run_name: str, params: dict[str, Any],
-                   questions: Sequence[Any], label: str, split: str = "dev") -> Iterator[LoggedEvaluation]:
+                   questions: Sequence[Any], label: str, split: str = "dev",
+                   results: str = "the evaluation report (printed below; --json FILE writes it)",
+                   say: Callable[[str], Any] | None = None) -> Iterator[LoggedEvaluation]:
     """An evaluation of its own (``groundqa evaluate``): a run in the dataset's experiment, open for the
-    whole evaluation, with its params, the questions as dataset input and a trace per question."""
+    whole evaluation, with its params, the questions as dataset input and a trace per question. A lost
+    tracking server makes ``say`` (default: a ``groundqa:`` line on stderr) say so once, naming ``results``."""
     if not tracking.enabled:
         yield LoggedEvaluation(questions=questions)
         return
+    with guarding(tracking, results, say or _stderr) as guard:
+        run = guard.call("starting the evaluation run", _start_run, tracking, dataset, run_name, params, questions,
+                         label, split)
+        if run is None:
+            yield LoggedEvaluation(questions=questions)
+            return
+        tracer = QuestionTracer(enabled=True, label=label, run_id=run.info.run_id, command="evaluate")
+        status = "FAILED"
+        try:
+            yield LoggedEvaluation(tracer=tracer, run_id=run.info.run_id, questions=questions, label=label)
+            status = "FINISHED"
+        finally:
+            if guard.active:
+                flush_traces()
+            guard.end_run(status)
+
+
+def _start_run(tracking: Tracking, dataset: str, run_name: str, params: dict[str, Any], questions: Sequence[Any],
+               label: str, split: str) -> Any:
     import mlflow
 
     use_experiment(tracking, dataset)
-    with mlflow.start_run(run_name=run_name) as run:
-        mlflow.set_tags({"groundqa.kind": "evaluation", "groundqa.program": label,
-                         "mlflow.note.content": f"`groundqa evaluate` of the {label} program "
-                                                f"(`{params.get('program', label)}`) on {len(questions)} questions of "
-                                                f"`{dataset}` ({split}), engine `{params.get('engine', 'dspy')}`; one "
-                                                "trace per question."})
-        mlflow.log_params({k: _param(v) for k, v in params.items()})
-        mlflow.log_input(questions_dataset(questions, f"{dataset}-{split}"), context="evaluation")
-        tracer = QuestionTracer(enabled=True, label=label, run_id=run.info.run_id, command="evaluate")
-        try:
-            yield LoggedEvaluation(tracer=tracer, run_id=run.info.run_id, questions=questions, label=label)
-        finally:
-            flush_traces()
+    run = mlflow.start_run(run_name=run_name)
+    mlflow.set_tags({"groundqa.kind": "evaluation", "groundqa.program": label,
+                     "mlflow.note.content": f"`groundqa evaluate` of the {label} program "
+                                            f"(`{params.get('program', label)}`) on {len(questions)} questions of "
+                                            f"`{dataset}` ({split}), engine `{params.get('engine', 'dspy')}`; one "
+                                            "trace per question."})
+    mlflow.log_params({k: _param(v) for k, v in params.items()})
+    mlflow.log_input(questions_dataset(questions, f"{dataset}-{split}"), context="evaluation")
+    return run
+
+
+def _stderr(message: str) -> None:
+    print(f"groundqa: {message}", file=sys.stderr, flush=True)
 
 
 def _file_key(name: str) -> str:

@@ -18,7 +18,8 @@ Records carry latencies but not start times, so :class:`RecordingTrace` notes wh
 kept off where these traces are made: it would add a second, disagreeing copy of every LM call.
 
 Tracing never breaks a question: a failure to build or export a trace is logged at debug level and the
-answer is returned as usual.
+answer is returned as usual; once the run in progress has lost its tracking server
+(:mod:`groundqa.tracking.guard`), no more traces are made.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any
 
 from groundqa.runtime.trace import ContractAttempt, LMCall, RetrievalCall, Trace
 from groundqa.signatures.types import SourceLocation
+from groundqa.tracking.guard import tracking_lost
 
 _log = logging.getLogger(__name__)
 
@@ -97,7 +99,7 @@ class QuestionTracer:
         """The block answers ``question`` with the yielded trace; on exit its records become the spans
         of one MLflow trace (the program fills ``trace.result``; see :func:`set_result` otherwise)."""
         trace = RecordingTrace(question=question if isinstance(question, str) else "")
-        if not self.enabled:
+        if not self.enabled or tracking_lost():  # a lost tracking server gets no more traces
             yield trace
             return
         import mlflow
@@ -472,6 +474,8 @@ _FLUSH_LOCK = threading.Lock()
 
 def flush_traces() -> None:
     """Wait for traces exported in the background (a command's last step, so none is lost at exit)."""
+    if tracking_lost():  # nothing can reach the server; do not wait on exports that will fail
+        return
     try:
         import mlflow
 
