@@ -71,6 +71,8 @@ class CompileOptions(BaseModel):
     finetune_steps: int | None = Field(default=None, ge=1, description="finetune: optimizer steps instead of epochs")
     finetune_lr: float = Field(default=2e-4, gt=0, description="finetune: the LoRA's learning rate")
     finetune_rank: int = Field(default=16, ge=1, description="finetune: the LoRA's rank")
+    finetune_refusal_share: float | None = Field(default=0.2, gt=0, lt=1, description="finetune: at most this "
+                                                 "share of the training examples are NOT IN SOURCES refusals")
     artifacts: Path = Path("artifacts")
     mlflow: bool = True
     register_as: str | None = None
@@ -162,7 +164,8 @@ def _finetune(options: CompileOptions, metric: Any, teacher: Any, settings: Sett
         raise FinetuneError(f"the finetune optimizer trains the embedded LM; --lm {settings.lm} is not embedded")
     return FinetuneEmbedded(Path(settings.cache_dir) / "models", data=options.finetune_data,
                             epochs=options.finetune_epochs, max_steps=options.finetune_steps, lr=options.finetune_lr,
-                            rank=options.finetune_rank, seed=options.seed, progress=options.progress)
+                            rank=options.finetune_rank, refusal_share=options.finetune_refusal_share,
+                            seed=options.seed, progress=options.progress)
 
 
 def _simba(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:

@@ -31,6 +31,8 @@ def _compile_args(p: argparse.ArgumentParser, defaults: dict[str, Any]) -> None:
                    help="finetune: optimizer steps instead of epochs")
     p.add_argument("--finetune-lr", type=float, default=2e-4, help="finetune: the LoRA's learning rate")
     p.add_argument("--finetune-rank", type=int, default=16, help="finetune: the LoRA's rank")
+    p.add_argument("--finetune-refusal-share", type=float, default=0.2,
+                   help="finetune: at most this share of the examples are NOT IN SOURCES refusals")
     p.add_argument("--dataset", default="bundled", help="'bundled', 'squad[:PATH]' or a questions JSONL (with --corpus)")
     p.add_argument("--corpus", help="corpus JSONL or folder (for a questions JSONL dataset)")
     p.add_argument("--teacher-lm", default=defaults.get("teacher_lm"),
@@ -77,7 +79,7 @@ def options_from(args: argparse.Namespace) -> CompileOptions:
         artifacts=args.artifacts, mlflow=not args.no_mlflow, register_as=args.register_as, progress=not args.quiet,
         trials=args.trials, calibrate_sizes=args.calibrate_sizes, finetune_data=args.finetune_data,
         finetune_epochs=args.finetune_epochs, finetune_steps=args.finetune_steps, finetune_lr=args.finetune_lr,
-        finetune_rank=args.finetune_rank,
+        finetune_rank=args.finetune_rank, finetune_refusal_share=args.finetune_refusal_share,
     )
 
 

@@ -25,6 +25,7 @@ training run keeps its checkpoint and the next compile resumes from it.
 from __future__ import annotations
 
 import json
+import random
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -96,6 +97,9 @@ class FinetuneEmbedded(dspy.teleprompt.Teleprompter):
         rank: the LoRA's rank.
         seed: seeds the data order, the refusal cap and the LoRA initialisation.
         max_refusal_share: at most this share of the trainset's examples are refusals (``None``: no cap).
+        refusal_share: at most this share of all examples (trainset and extra data) are refusals. A short,
+            always-identical target is learnt far faster than cited sentences: at 48% refusals the first
+            adapter answered NOT IN SOURCES to every bundled dev question.
         out_dir: where the training run lives (default: under ``cache_dir``, named by a digest of data and
             settings, so an interrupted compile resumes).
         on_step: called with each training step's report (the compile logs the loss curve).
@@ -103,7 +107,8 @@ class FinetuneEmbedded(dspy.teleprompt.Teleprompter):
 
     def __init__(self, cache_dir: str | Path, *, data: str | Path | None = None, epochs: int = 1,
                  max_steps: int | None = None, lr: float = 2e-4, rank: int = 16, seed: int = 0,
-                 max_refusal_share: float | None = 0.5, out_dir: str | Path | None = None,
+                 max_refusal_share: float | None = 0.5, refusal_share: float | None = None,
+                 out_dir: str | Path | None = None,
                  on_step: Callable[[Any], None] | None = None, say: Callable[[str], None] | None = None,
                  progress: bool = True) -> None:
         super().__init__()
@@ -111,6 +116,7 @@ class FinetuneEmbedded(dspy.teleprompt.Teleprompter):
         self.data = Path(data) if data else None
         self.epochs, self.max_steps, self.lr, self.rank, self.seed = epochs, max_steps, lr, rank, seed
         self.max_refusal_share = max_refusal_share
+        self.refusal_share = refusal_share
         self.out_dir = Path(out_dir) if out_dir else None
         self.on_step = on_step
         self.say = say or (lambda text: print(f"finetune: {text}", file=sys.stderr))
@@ -129,7 +135,7 @@ class FinetuneEmbedded(dspy.teleprompt.Teleprompter):
         self.say(f"collecting the cited-answer prompts of {len(trainset)} train question(s) (gold-label teacher)")
         built = finetune_examples(program, list(trainset), source="trainset", seed=self.seed,
                                   max_refusal_share=self.max_refusal_share)
-        chat = [*built.data, *extra]
+        chat = cap_refusals([*built.data, *extra], self.refusal_share, self.seed)
         if not chat:
             raise FinetuneError(f"no successful trace: on these {len(trainset)} train question(s) the program never "
                                 "asked the LM (it refused each one before synthesis), so there is nothing to learn")
@@ -151,7 +157,7 @@ class FinetuneEmbedded(dspy.teleprompt.Teleprompter):
             resumed_from=result.resumed_from or 0, losses=list(result.losses), train_seconds=round(result.seconds, 1),
             seconds=round(time.perf_counter() - started, 1), peak_rss_mb=result.peak_rss_mb,
             options={**options, "data": str(self.data) if self.data else None,
-                     "max_refusal_share": self.max_refusal_share},
+                     "max_refusal_share": self.max_refusal_share, "refusal_share": self.refusal_share},
         )
         self.say(f"adapter {result.adapter_path} (sha256 {result.sha256[:12]}…, {result.steps} steps, final loss "
                  f"{_mean_tail(result.losses):.3f}, {result.seconds:.0f}s)")
@@ -173,6 +179,25 @@ class FinetuneEmbedded(dspy.teleprompt.Teleprompter):
         return step
 
 
+def is_refusal(example: dict[str, Any]) -> bool:
+    """Whether a chat example's target (its last message) is NOT IN SOURCES."""
+    from groundqa.signatures.qa import NOT_IN_SOURCES
+
+    messages = example.get("messages") or [{}]
+    return NOT_IN_SOURCES in str(messages[-1].get("content", ""))
+
+
+def cap_refusals(chat: list[dict[str, Any]], share: float | None, seed: int) -> list[dict[str, Any]]:
+    """``chat`` with refusals dropped (seeded choice, order kept) until they are at most ``share`` of it."""
+    if share is None:
+        return chat
+    refusals = [i for i, example in enumerate(chat) if is_refusal(example)]
+    answers = len(chat) - len(refusals)
+    keep = min(len(refusals), int(share * answers / (1 - share)) if share < 1 else len(refusals))
+    kept = set(random.Random(seed).sample(refusals, keep))
+    return [example for i, example in enumerate(chat) if i not in refusals or i in kept]
+
+
 def _sha256(text: str) -> str:
     import hashlib
 
@@ -188,4 +213,4 @@ def _mean_tail(losses: Sequence[float], n: int = 20) -> float:
     return sum(tail) / len(tail) if tail else float("nan")
 
 
-__all__ = ["FinetuneEmbedded", "FinetuneError", "FinetuneReport", "read_chat_data"]
+__all__ = ["FinetuneEmbedded", "FinetuneError", "FinetuneReport", "cap_refusals", "read_chat_data"]

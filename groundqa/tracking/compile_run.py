@@ -230,6 +230,11 @@ def _log_compile(compiled: dspy.Module, directory: Path, baseline: dict[str, Any
     if settings is None:
         print("groundqa: no settings given; the compiled program is logged as an artifact only", file=sys.stderr)
         return
+    if getattr(compiled, "adapter", None) is not None:  # a logged model would carry the state, not the weights
+        mlflow.set_tag("log_model_skipped", "fine-tuned: program.json + adapter.gguf are the 'compiled' artifacts")
+        print("groundqa: a fine-tuned program is logged as the run's 'compiled' artifacts (program.json + "
+              "adapter.gguf), not as an MLflow model; run it from its folder with --program", file=sys.stderr)
+        return
     from groundqa.tracking.model import log_program_model
 
     try:
