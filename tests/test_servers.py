@@ -22,6 +22,7 @@ import queue
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -465,6 +466,40 @@ def test_http_errors_are_retried_then_end_the_run(lm_server, faults, demo_store,
     assert result.exit_reason is reason and result.abstained
     assert result.usage.lm_retries == 2 and len(requests_seen(lm_server)) - seen == 3
     assert "after 2 retries" in result.abstain_message
+
+
+@pytest.mark.parametrize("body", ["malformed", "empty_choices"])
+def test_a_broken_reply_is_retried_then_ends_the_run_as_an_lm_error(lm_server, faults, demo_store, home, monkeypatch,
+                                                                     body):
+    """Fault matrix: HTTP 200 with a body that is not JSON (an LM error), or with no choices (empty text: the
+    contract fails and the extractive fallback answers, saying why) — never an escape, always on time."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-local-not-checked-by-the-server")
+    faults(body=body, count=100)
+    started = time.monotonic()
+    result = http_run(demo_store, lm_server, home, max_lm_retries=1, timeout_s=30.0)
+    assert time.monotonic() - started < 30.0 + 2.0
+    if result.exit_reason is ExitReason.COMPLETED:
+        assert body == "empty_choices" and result.mode == "extractive"
+        assert any("empty text" in note for note in result.notes), result.notes
+    else:
+        assert result.exit_reason in (ExitReason.LM_ERROR, ExitReason.LM_GENERATION_FAILURE), result.exit_reason
+        assert result.abstained and not result.citations
+    faults()  # healthy again: the next question is answered
+    assert http_run(demo_store, lm_server, home, max_passages=3, max_context_chars=2400).exit_reason \
+        is ExitReason.COMPLETED
+
+
+def test_a_refused_connection_ends_the_run_as_an_lm_error(demo_store, home, monkeypatch):
+    """Fault matrix: nothing listens at api_base (connection refused): retried, then LM_ERROR, on time."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-local-not-checked-by-the-server")
+    with socket.socket() as probe:  # a free port that nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    started = time.monotonic()
+    result = http_run(demo_store, f"http://127.0.0.1:{port}/v1", home, max_lm_retries=2, timeout_s=20.0)
+    assert result.exit_reason in (ExitReason.LM_ERROR, ExitReason.TIMEOUT) and result.abstained
+    assert result.exit_reason is ExitReason.TIMEOUT or result.usage.lm_retries == 2
+    assert time.monotonic() - started < 20.0 + 2.0
 
 
 # == groundqa serve itself, on the embedded default ================================================

@@ -13,7 +13,7 @@ the embedded one and can be tested for real without any network.
 It behaves like llama.cpp's own server where groundqa had trouble with it: ``max_tokens`` is honoured,
 ``max_completion_tokens`` is ignored (a request carrying only that generates up to
 ``--default-max-tokens``). With ``--faults`` it also exposes test hooks: ``POST /_faults`` makes the
-next requests fail (HTTP 429 with ``Retry-After``, 500, ...) or stall, and ``GET /_requests`` lists the
+next requests fail (HTTP 429 with ``Retry-After``, 500, ..., a body that is not JSON, a completion with no choices) or stall, and ``GET /_requests`` lists the
 generation parameters of recent requests (never the messages or any header).
 """
 
@@ -30,10 +30,10 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
@@ -47,6 +47,9 @@ class Faults(BaseModel):
     count: int = Field(default=0, ge=0, description="how many requests fail with `status`")
     retry_after: float | None = Field(default=None, description="Retry-After seconds sent with a 429")
     delay_s: float = Field(default=0.0, ge=0, description="seconds every request waits before answering")
+    body: Literal["malformed", "empty_choices"] | None = Field(
+        default=None, description="the next `count` requests get HTTP 200 with a body that is not JSON, or a "
+                                  "completion with no choices (instead of failing with `status`)")
 
 
 class _FaultState:
@@ -57,15 +60,15 @@ class _FaultState:
         self.faults = Faults()
         self.requests: collections.deque[dict[str, Any]] = collections.deque(maxlen=200)
 
-    def take(self) -> tuple[int | None, float | None, float]:
-        """(status to fail with or None, retry_after, delay) for one incoming request."""
+    def take(self) -> tuple[int | str | None, float | None, float]:
+        """(status or bad body to answer with, or None; retry_after; delay) for one incoming request."""
         with self.lock:
             f = self.faults
-            status = None
-            if f.status is not None and f.count > 0:
-                status = f.status
+            fault: int | str | None = None
+            if (f.status is not None or f.body is not None) and f.count > 0:
+                fault = f.body if f.body is not None else f.status
                 f.count -= 1
-            return status, f.retry_after, f.delay_s
+            return fault, f.retry_after, f.delay_s
 
 
 def _text(content: Any) -> str:
@@ -124,7 +127,13 @@ def create_lm_app(engine: Any, model: str = "gemma", faults: bool = False,
         status, retry_after, delay = state.take() if faults else (None, None, 0.0)
         if delay:
             await asyncio.sleep(delay)
-        if status is not None:
+        if status == "malformed":
+            return Response('{"id": "chatcmpl-broken", "choices": [{"message": ', media_type="application/json")
+        if status == "empty_choices":
+            return {"id": "chatcmpl-empty", "object": "chat.completion", "created": int(time.time()),
+                    "model": body.get("model") or model, "choices": [],
+                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
+        if isinstance(status, int):
             headers = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else None
             return _error(status, f"injected fault: HTTP {status}", headers=headers)
         try:
