@@ -502,6 +502,29 @@ def test_a_refused_connection_ends_the_run_as_an_lm_error(demo_store, home, monk
     assert time.monotonic() - started < 20.0 + 2.0
 
 
+def test_an_lm_server_killed_mid_call_ends_the_run_on_time(demo_store, home, models, tmp_path, monkeypatch):
+    """Fault matrix: the server dies while a call is in flight (a server of its own, stalled, then killed):
+    the call fails, the retries find nothing listening, the run ends LM_ERROR (or TIMEOUT) within its budget."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-local-not-checked-by-the-server")
+    server = Server("doomed-lm-server", [sys.executable, "-m", "groundqa.serve.lm_server", "--port", "0", "--faults",
+                                         "--cache-dir", str(models.parent)], tmp_path)
+    match = server.start(announce=r"listening on (http://127\.0\.0\.1:\d+/v1)", timeout=120)
+    assert match is not None
+    url = match.group(1)
+    try:
+        httpx.post(url.removesuffix("/v1") + "/_faults", json={"delay_s": 60}, timeout=10).raise_for_status()
+        killer = threading.Timer(2.0, server.kill)
+        killer.start()
+        started = time.monotonic()
+        result = http_run(demo_store, url, home, max_lm_retries=2, timeout_s=20.0)
+        wall = time.monotonic() - started
+        killer.join()
+    finally:
+        server.stop()
+    assert result.exit_reason in (ExitReason.LM_ERROR, ExitReason.TIMEOUT) and result.abstained, result.exit_reason
+    assert not result.citations and wall < 20.0 + 2.0, f"{wall:.1f}s"
+
+
 # == groundqa serve itself, on the embedded default ================================================
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory, models: Path) -> Iterator[str]:
