@@ -29,7 +29,8 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("configuration (flag > GROUNDQA_* env > config file > default)")
     group.add_argument("--home", type=Path, help="project home (default ./.groundqa, env GROUNDQA_HOME)")
     group.add_argument("--config", type=Path, help="TOML config file (default <home>/config.toml)")
-    group.add_argument("--lm", help="'embedded' (default) or a LiteLLM model string, e.g. openai/gpt-4o-mini")
+    group.add_argument("--lm", help="'embedded' (default), 'embedded-base' (never an adapter) or a LiteLLM model "
+                                      "string, e.g. openai/gpt-4o-mini")
     group.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
     group.add_argument("--collection", help="Chroma collection name (default groundqa)")
     group.add_argument("--chroma-url", help="use a Chroma server at this URL instead of the persistent store")
