@@ -28,7 +28,7 @@ from groundqa.ingest import Progress, ingest_documents
 from groundqa.lm import factory
 from groundqa.metrics.composite import make_grounding_metric
 from groundqa.optimizers.calibrate import CalibrateGates, stratified_split
-from groundqa.optimizers.finetune import FinetuneEmbedded, FinetuneError
+from groundqa.optimizers.finetune import DEFAULT_REFUSAL_SHARE, FinetuneEmbedded, FinetuneError
 from groundqa.programs.extractive_teacher import build_teacher_lm
 from groundqa.programs.persistence import save_program
 from groundqa.tracking.chart import plot_calibration, plot_losses
@@ -71,7 +71,7 @@ class CompileOptions(BaseModel):
     finetune_steps: int | None = Field(default=None, ge=1, description="finetune: optimizer steps instead of epochs")
     finetune_lr: float = Field(default=2e-4, gt=0, description="finetune: the LoRA's learning rate")
     finetune_rank: int = Field(default=16, ge=1, description="finetune: the LoRA's rank")
-    finetune_refusal_share: float | None = Field(default=0.2, gt=0, lt=1, description="finetune: at most this "
+    finetune_refusal_share: float | None = Field(default=DEFAULT_REFUSAL_SHARE, gt=0, lt=1, description="finetune: at most this "
                                                  "share of the training examples are NOT IN SOURCES refusals")
     artifacts: Path = Path("artifacts")
     mlflow: bool = True

@@ -96,12 +96,12 @@ def test_extra_training_data_is_checked_line_by_line(tmp_path: Path):
 def test_refusals_are_capped_to_a_share_of_the_examples():
     """A short, identical target is learnt far faster than cited sentences (a 48% share made an adapter that
     refused everything), so refusals are capped; the choice is seeded and answers are never dropped."""
-    from groundqa.optimizers.finetune import cap_refusals, is_refusal
+    from groundqa.optimizers.finetune_data import cap_chat_refusals, is_refusal
 
     def example(answer: str) -> dict:
         return {"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": answer}]}
 
     chat = [example("It is 31 metres tall [1].") for _ in range(8)] + [example("NOT IN SOURCES") for _ in range(8)]
-    capped = cap_refusals(chat, 0.2, seed=0)
+    capped = cap_chat_refusals(chat, 0.2, seed=0)
     assert sum(map(is_refusal, capped)) == 2 and len(capped) == 10
-    assert capped == cap_refusals(chat, 0.2, seed=0) and cap_refusals(chat, None, 0) == chat
+    assert capped == cap_chat_refusals(chat, 0.2, seed=0) and cap_chat_refusals(chat, None, 0) == chat

@@ -25,7 +25,6 @@ training run keeps its checkpoint and the next compile resumes from it.
 from __future__ import annotations
 
 import json
-import random
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -37,6 +36,9 @@ from pydantic import BaseModel, Field
 
 from groundqa.errors import GroundQAError
 from groundqa.lm.finetune.adapter import Adapter
+
+DEFAULT_REFUSAL_SHARE = 0.2
+"""At most this share of the training examples are NOT IN SOURCES refusals (see ``refusal_share``)."""
 
 
 class FinetuneError(GroundQAError, ValueError):
@@ -96,7 +98,6 @@ class FinetuneEmbedded(dspy.teleprompt.Teleprompter):
         lr: the LoRA's learning rate.
         rank: the LoRA's rank.
         seed: seeds the data order, the refusal cap and the LoRA initialisation.
-        max_refusal_share: at most this share of the trainset's examples are refusals (``None``: no cap).
         refusal_share: at most this share of all examples (trainset and extra data) are refusals. A short,
             always-identical target is learnt far faster than cited sentences: at 48% refusals the first
             adapter answered NOT IN SOURCES to every bundled dev question.
@@ -107,7 +108,7 @@ class FinetuneEmbedded(dspy.teleprompt.Teleprompter):
 
     def __init__(self, cache_dir: str | Path, *, data: str | Path | None = None, epochs: int = 1,
                  max_steps: int | None = None, lr: float = 2e-4, rank: int = 16, seed: int = 0,
-                 max_refusal_share: float | None = 0.5, refusal_share: float | None = None,
+                 refusal_share: float | None = DEFAULT_REFUSAL_SHARE,
                  out_dir: str | Path | None = None,
                  on_step: Callable[[Any], None] | None = None, say: Callable[[str], None] | None = None,
                  progress: bool = True) -> None:
@@ -115,7 +116,6 @@ class FinetuneEmbedded(dspy.teleprompt.Teleprompter):
         self.cache_dir = Path(cache_dir)
         self.data = Path(data) if data else None
         self.epochs, self.max_steps, self.lr, self.rank, self.seed = epochs, max_steps, lr, rank, seed
-        self.max_refusal_share = max_refusal_share
         self.refusal_share = refusal_share
         self.out_dir = Path(out_dir) if out_dir else None
         self.on_step = on_step
@@ -125,7 +125,12 @@ class FinetuneEmbedded(dspy.teleprompt.Teleprompter):
     def compile(self, student: dspy.Module, *, trainset: Sequence[dspy.Example], **_: Any) -> dspy.Module:
         from groundqa.lm.embedded import model_path
         from groundqa.lm.finetune import records_from_chat, train_lora
-        from groundqa.optimizers.finetune_data import finetune_examples, serialise
+        from groundqa.optimizers.finetune_data import (
+            cap_chat_refusals,
+            finetune_examples,
+            is_refusal,
+            serialise,
+        )
 
         started = time.perf_counter()
         extra = read_chat_data(self.data) if self.data else []
@@ -133,31 +138,31 @@ class FinetuneEmbedded(dspy.teleprompt.Teleprompter):
             raise FinetuneError("the trainset is empty: there is nothing to fine-tune on")
         program = student.deepcopy()
         self.say(f"collecting the cited-answer prompts of {len(trainset)} train question(s) (gold-label teacher)")
-        built = finetune_examples(program, list(trainset), source="trainset", seed=self.seed,
-                                  max_refusal_share=self.max_refusal_share)
-        chat = cap_refusals([*built.data, *extra], self.refusal_share, self.seed)
+        built = finetune_examples(program, list(trainset), source="trainset", seed=self.seed, max_refusal_share=None)
+        chat = cap_chat_refusals([*built.data, *extra], self.refusal_share, self.seed)  # one cap, over all of it
         if not chat:
             raise FinetuneError(f"no successful trace: on these {len(trainset)} train question(s) the program never "
                                 "asked the LM (it refused each one before synthesis), so there is nothing to learn")
         records = records_from_chat(chat)
-        refusals = sum(r.completion.lstrip().upper().startswith("NOT IN SOURCES") for r in records)
+        refusals = sum(map(is_refusal, chat))
+        serialised = serialise(chat)
         options = {"epochs": self.epochs, "max_steps": self.max_steps, "lr": self.lr, "rank": self.rank,
                    "seed": self.seed}
         self.say(f"training a LoRA on {len(records)} example(s) ({len(records) - refusals} answers, {refusals} "
                  f"refusals; {len(built.data)} from the trainset, {len(extra)} from {self.data or 'no extra data'})")
         base = model_path(self.cache_dir)
-        out_dir = self.out_dir or self.cache_dir / "adapters" / _digest(serialise(chat), options)
+        out_dir = self.out_dir or self.cache_dir / "adapters" / _digest(serialised, options)
         result = train_lora(records, out_dir, base_gguf=base, seed=self.seed, epochs=self.epochs,
                             max_steps=self.max_steps, lr=self.lr, rank=self.rank, progress=self._step_callback())
         program.adapter = Adapter(path=Path(result.adapter_path), sha256=result.sha256)
         program.finetune = FinetuneReport(
             records=len(records), answers=len(records) - refusals, refusals=refusals, from_trainset=len(built.data),
-            from_data=len(extra), data_sha256=_sha256(serialise(chat)), manifest=built.manifest.model_dump(mode="json"),
+            from_data=len(extra), data_sha256=_sha256(serialised), manifest=built.manifest.model_dump(mode="json"),
             adapter=str(result.adapter_path), adapter_sha256=result.sha256, steps=result.steps,
             resumed_from=result.resumed_from or 0, losses=list(result.losses), train_seconds=round(result.seconds, 1),
             seconds=round(time.perf_counter() - started, 1), peak_rss_mb=result.peak_rss_mb,
             options={**options, "data": str(self.data) if self.data else None,
-                     "max_refusal_share": self.max_refusal_share, "refusal_share": self.refusal_share},
+                     "refusal_share": self.refusal_share},
         )
         self.say(f"adapter {result.adapter_path} (sha256 {result.sha256[:12]}…, {result.steps} steps, final loss "
                  f"{_mean_tail(result.losses):.3f}, {result.seconds:.0f}s)")
@@ -179,25 +184,6 @@ class FinetuneEmbedded(dspy.teleprompt.Teleprompter):
         return step
 
 
-def is_refusal(example: dict[str, Any]) -> bool:
-    """Whether a chat example's target (its last message) is NOT IN SOURCES."""
-    from groundqa.signatures.qa import NOT_IN_SOURCES
-
-    messages = example.get("messages") or [{}]
-    return NOT_IN_SOURCES in str(messages[-1].get("content", ""))
-
-
-def cap_refusals(chat: list[dict[str, Any]], share: float | None, seed: int) -> list[dict[str, Any]]:
-    """``chat`` with refusals dropped (seeded choice, order kept) until they are at most ``share`` of it."""
-    if share is None:
-        return chat
-    refusals = [i for i, example in enumerate(chat) if is_refusal(example)]
-    answers = len(chat) - len(refusals)
-    keep = min(len(refusals), int(share * answers / (1 - share)) if share < 1 else len(refusals))
-    kept = set(random.Random(seed).sample(refusals, keep))
-    return [example for i, example in enumerate(chat) if i not in refusals or i in kept]
-
-
 def _sha256(text: str) -> str:
     import hashlib
 
@@ -213,4 +199,4 @@ def _mean_tail(losses: Sequence[float], n: int = 20) -> float:
     return sum(tail) / len(tail) if tail else float("nan")
 
 
-__all__ = ["FinetuneEmbedded", "FinetuneError", "FinetuneReport", "cap_refusals", "read_chat_data"]
+__all__ = ["DEFAULT_REFUSAL_SHARE", "FinetuneEmbedded", "FinetuneError", "FinetuneReport", "read_chat_data"]

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import dspy
 from pydantic import BaseModel, Field
 
+from groundqa.config import Settings
 from groundqa.datasets.loaders import Document, Question
 from groundqa.programs.extractive_teacher import GoldLabel, GoldTeacherLM, question_key
 from groundqa.signatures.qa import NOT_IN_SOURCES, CitedAnswer
@@ -51,8 +52,8 @@ SOURCES: tuple[str, ...] = ("bundled", "squad")
 """The data sources training data may come from (each restricted to its training part)."""
 EVALUATION_SPLITS: dict[str, tuple[str, ...]] = {"bundled": ("dev", "test"), "squad": ("heldout", "all")}
 DEFAULT_MAX_REFUSAL_SHARE = 0.5
-# Settings' defaults (groundqa.config.Settings): the store and program as `groundqa ask` builds them.
-DEFAULT_K, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP = 4, 600, 120
+_DEFAULTS = Settings()
+"""The store and program as `groundqa ask` builds them by default (chunking, k)."""
 
 Target = Literal["answer", "refusal"]
 Progress = Callable[[str], None]
@@ -67,8 +68,6 @@ class TrainingQuestions:
     documents: list[Document]
     examples: list[dspy.Example]
     description: str = ""
-    excluded: int = 0
-    """Training questions left out because their text is also an evaluation question."""
 
 
 def _parse_source(source: str) -> tuple[str, str]:
@@ -118,25 +117,15 @@ def check_bundled_training_only(questions: Sequence[Question]) -> None:
         raise ValueError(f"bundled fine-tuning data may only use the train split; not in it: {outside[:5]}")
 
 
-def _without_evaluation_twins(train: list[Question], evaluation: Iterable[Question]) -> tuple[list[Question], int]:
-    """``train`` minus questions whose text is also an evaluation question (and how many went)."""
-    seen = {question_key(q.question).lower() for q in evaluation}
-    kept = [q for q in train if question_key(q.question).lower() not in seen]
-    return kept, len(train) - len(kept)
-
-
 def _bundled_questions(seed: int, limit: int | None) -> TrainingQuestions:
     from groundqa.datasets.bundled import load_bundled
     from groundqa.datasets.examples import to_examples
     from groundqa.experiment_data import stratified_sample
 
-    docs, train = load_bundled("train")
-    _, evaluation = load_bundled("dev")
-    _, test = load_bundled("test")
-    train, excluded = _without_evaluation_twins(train, [*evaluation, *test])
+    docs, train = load_bundled("train")  # never dev or test: not even to compare with them
     chosen = stratified_sample(train, limit, seed)
     check_bundled_training_only(chosen)
-    return TrainingQuestions("bundled", docs, to_examples(chosen), "bundled train split", excluded)
+    return TrainingQuestions("bundled", docs, to_examples(chosen), "bundled train split")
 
 
 def _squad_questions(seed: int, limit: int | None, path: str | Path | None) -> TrainingQuestions:
@@ -291,7 +280,6 @@ class SourceManifest(BaseModel):
     description: str = ""
     documents: int = 0
     questions: int = 0
-    excluded_evaluation_twins: int = 0
     records: int = 0
     answers: int = 0
     refusals: int = 0
@@ -357,22 +345,40 @@ def cap_refusals(records: Sequence[FinetuneRecord], max_share: float | None, see
                  ) -> tuple[list[FinetuneRecord], Counter[str]]:
     """Keep at most ``max_share`` refusals among each source's records (a seeded choice of which);
     ``None`` or 1 keeps all. Returns the kept records (in their order) and the drops per source."""
-    if max_share is None or max_share >= 1:
-        return list(records), Counter()
-    if max_share < 0:
-        raise ValueError(f"max_refusal_share must be between 0 and 1, got {max_share}")
     rng = random.Random(seed)
     drop: set[int] = set()
     dropped: Counter[str] = Counter()
     for source in dict.fromkeys(r.source for r in records):
         answers = sum(1 for r in records if r.source == source and r.target == "answer")
         refusals = [i for i, r in enumerate(records) if r.source == source and r.target == "refusal"]
-        allowed = int(max_share * answers / (1 - max_share)) if max_share < 1 else len(refusals)
-        if len(refusals) > allowed:
-            gone = set(rng.sample(refusals, len(refusals) - allowed))
-            drop |= gone
-            dropped[source] += len(gone)
+        gone = refusals_to_drop(refusals, answers, max_share, rng)
+        drop |= gone
+        dropped[source] += len(gone)
     return [r for i, r in enumerate(records) if i not in drop], dropped
+
+
+def refusals_to_drop(refusals: Sequence[int], answers: int, max_share: float | None, rng: random.Random) -> set[int]:
+    """Which of the ``refusals`` (indices) to drop, a seeded choice, so that they make at most ``max_share``
+    of what is kept with ``answers`` answers (``None`` or 1: none)."""
+    if max_share is None or max_share >= 1:
+        return set()
+    if max_share < 0:
+        raise ValueError(f"the refusal share must be between 0 and 1, got {max_share}")
+    allowed = int(max_share * answers / (1 - max_share))
+    return set(rng.sample(list(refusals), len(refusals) - allowed)) if len(refusals) > allowed else set()
+
+
+def is_refusal(example: dict[str, Any]) -> bool:
+    """Whether a chat example's target (its last message) is ``NOT IN SOURCES``."""
+    messages = example.get("messages") or [{}]
+    return NOT_IN_SOURCES in str(messages[-1].get("content", ""))
+
+
+def cap_chat_refusals(chat: Sequence[dict[str, Any]], max_share: float | None, seed: int) -> list[dict[str, Any]]:
+    """Chat examples (order kept) with refusals dropped until they are at most ``max_share`` of them."""
+    refusals = [i for i, example in enumerate(chat) if is_refusal(example)]
+    drop = refusals_to_drop(refusals, len(chat) - len(refusals), max_share, random.Random(seed))
+    return [example for i, example in enumerate(chat) if i not in drop]
 
 
 def assemble(collections: Sequence[Collection], seed: int = 0,
@@ -417,7 +423,7 @@ def finetune_examples(program: dspy.Module, examples: Sequence[dspy.Example], so
 
 
 # -- end to end -----------------------------------------------------------------------------------
-def training_program(store: CorpusStore, k: int = DEFAULT_K) -> GroundedQA:
+def training_program(store: CorpusStore, k: int = _DEFAULTS.k) -> GroundedQA:
     """GroundedQA over ``store`` configured as deployed with the embedded LM (premise checks on)."""
     from groundqa.programs.grounded_qa import GroundedQA, QAConfig
     from groundqa.programs.retriever import Retriever
@@ -432,7 +438,7 @@ def program_description(program: GroundedQA) -> dict[str, Any]:
             "premise_extractor": cfg.premise_extractor, "premise_judge": cfg.premise_judge,
             "multi_hop": cfg.multi_hop, "max_attempts": cfg.max_attempts, "k": program.gates.k,
             "max_passages": program.gates.max_passages, "max_context_chars": cfg.budgets.max_context_chars,
-            "chunk_size": DEFAULT_CHUNK_SIZE, "chunk_overlap": DEFAULT_CHUNK_OVERLAP,
+            "chunk_size": _DEFAULTS.chunk_size, "chunk_overlap": _DEFAULTS.chunk_overlap,
             "adapter": "ChatAdapter(use_json_adapter_fallback=False)"}
 
 
@@ -456,15 +462,14 @@ def build_finetune_data(sources: Sequence[str], limit: int | None = None, seed: 
             say(f"{questions.source}: {len(questions.examples)} questions over {len(questions.documents)} "
                 f"documents ({questions.description})")
             store = CorpusStore(Path(tmp) / questions.source, collection=f"ftdata-{questions.source}")
-            report = store.ingest(list(questions.documents), DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP)
+            report = store.ingest(list(questions.documents), _DEFAULTS.chunk_size, _DEFAULTS.chunk_overlap)
             say(f"{questions.source}: ingested {report.documents} documents -> {report.chunks_total} chunks "
                 f"in {report.seconds:.1f} s")
             program = training_program(store)
             program_info = program_description(program)
             collections.append(collect_records(program, questions.examples, questions.source, say))
             infos[questions.source] = SourceManifest(description=questions.description,
-                                                     documents=len(questions.documents),
-                                                     excluded_evaluation_twins=questions.excluded)
+                                                     documents=len(questions.documents))
     return assemble(collections, seed, max_refusal_share, infos, program_info)
 
 
