@@ -31,7 +31,7 @@ from typing import Literal
 from groundqa.judges.lexical import NEGATIONS, features, stem
 from groundqa.text import strip_citations
 
-from .contradiction import conflict
+from .contradiction import conflict_about
 
 AnswerType = Literal["date", "number", "person", "place", "organisation", "yes_no"]
 
@@ -253,25 +253,23 @@ def _term_present(term: str, answer: frozenset[str], prefixes: frozenset[str]) -
     return bool(related & answer)
 
 
-def substitution(what: Asked, answer: str, coverage: float = 0.6) -> str | None:
+def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "") -> str | None:
     """How ``answer`` swaps a word of the question for a conflicting one, else ``None``.
 
     A sentence that repeats a question but for one word ("the *third* law" for "the *fifth* law",
     "*weaker*" for "*stronger*", "*not* more difficult", another person of the same surname) answers a
     different question: that is how unanswerable questions are made from answerable ones (SQuAD 2.0).
-    It counts only when the sentence covers at least ``coverage`` of the question's other content words
-    (it is about the same thing). A yes/no question is exempt: "No" is answered by exactly such a sentence.
+    It counts only when the sentence is about the same thing, as for a contradicted premise
+    (:func:`~groundqa.programs.contradiction.conflict_about`: the names the question pins, and at least
+    ``coverage`` of its other content words, in the sentence or its passage ``title``). A yes/no question
+    is exempt: "No" is answered by exactly such a sentence.
     """
     if what.kind == "yes_no":
         return None
-    question, sentence = features(what.question), features(strip_citations(answer))
-    found = conflict(question, sentence)
-    if found is None:
-        return None
-    _, detail, explained = found
-    rest = [t for t in question.content if t not in explained and t not in question.numbers]
-    share = sum(sentence.covers(t) for t in rest) / len(rest) if rest else 1.0
-    return detail if share >= coverage else None
+    text = strip_citations(answer)
+    found = conflict_about(features(what.question), features(text), coverage,
+                           features(f"{title}. {text}") if title else None)
+    return found[1] if found is not None else None
 
 
 def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6) -> Answerability:
@@ -281,7 +279,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     text = strip_citations(answer)
     feats = features(f"{title}. {text}" if title else text)
     missing = tuple(t for t in what.attribute if not _term_present(t, feats.content, feats.prefixes))
-    swapped = substitution(what, text, conflict_coverage)
+    swapped = substitution(what, text, conflict_coverage, title)
     if swapped is not None:
         missing = (*missing, f"the sentence {swapped}")
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type

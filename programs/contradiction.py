@@ -111,6 +111,27 @@ def conflict(claim: TextFeatures, unit: TextFeatures) -> tuple[ConflictKind, str
     return None
 
 
+def conflict_about(claim: TextFeatures, sentence: TextFeatures, threshold: float,
+                   context: TextFeatures | None = None) -> tuple[ConflictKind, str, float] | None:
+    """``(kind, detail, coverage)`` when ``sentence`` conflicts with ``claim`` *about the same thing*: every
+    name the claim pins is in ``context`` (the sentence with its passage title; default the sentence), and
+    ``context`` covers at least ``threshold`` of the claim's other content words; else ``None``."""
+    found = conflict(claim, sentence)
+    if found is None:
+        return None
+    kind, detail, explained = found
+    context = context or sentence
+    pinned = {t for name in claim.names for t in name}
+    if any(not context.covers(t) for t in pinned - explained):
+        return None  # about something else: every name the claim pins must be there
+    # what the claim says about them (names, numbers and the conflict itself left out)
+    rest = [t for t in claim.content if t not in explained and t not in claim.numbers and t not in pinned]
+    if kind in ("year", "person") and len(rest) < 2:
+        return None  # a name or a year with one noun asserts no event that another year or person denies
+    coverage = sum(context.covers(t) for t in rest) / len(rest) if rest else 1.0
+    return (kind, detail, round(coverage, 4)) if coverage >= threshold else None
+
+
 def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float) -> Contradiction | None:
     """The passage sentence that best contradicts ``claim`` (``None`` when none does)."""
     wanted = features(claim)
@@ -120,22 +141,11 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
     for index, passage in enumerate(passages):
         for raw in split_sentences(passage.text):
             sentence = strip_citations(raw)
-            unit = features(f"{passage.title}. {sentence}" if passage.title else sentence)
-            found = conflict(wanted, features(sentence))
-            if found is None:
-                continue
-            kind, detail, explained = found
-            pinned = {t for name in wanted.names for t in name}
-            if any(not unit.covers(t) for t in pinned - explained):
-                continue  # about something else: every name the claim pins must be there
-            # what the claim says about them (names, numbers and the conflict itself left out)
-            rest = [t for t in wanted.content if t not in explained and t not in wanted.numbers and t not in pinned]
-            if kind in ("year", "person") and len(rest) < 2:
-                continue  # a name or a year with one noun asserts no event that another year or person denies
-            coverage = sum(unit.covers(t) for t in rest) / len(rest) if rest else 1.0
-            if coverage >= threshold and (best is None or coverage > best.coverage):
-                best = Contradiction(index, sentence, kind, detail, round(coverage, 4))
+            titled = features(f"{passage.title}. {sentence}" if passage.title else sentence)
+            found = conflict_about(wanted, features(sentence), threshold, titled)
+            if found is not None and (best is None or found[2] > best.coverage):
+                best = Contradiction(index, sentence, found[0], found[1], found[2])
     return best
 
 
-__all__ = ["ANTONYMS", "Contradiction", "conflict", "find_contradiction"]
+__all__ = ["ANTONYMS", "Contradiction", "conflict", "conflict_about", "find_contradiction"]

@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field, model_validator
 from groundqa.contracts import ContractError, ContractReport, constrained
 from groundqa.judges import get_judge
 from groundqa.runtime.run import Budgets, RunState, RunStopped, run_scope, stage_scope
-from groundqa.runtime.safe_text import scrub_surrogates
+from groundqa.runtime.safe_text import has_lone_surrogates, scrub_surrogates
 from groundqa.runtime.trace import ContractAttempt, Trace
 from groundqa.signatures.qa import SplitQuestion
 from groundqa.signatures.types import (
@@ -112,7 +112,7 @@ def check_question(question: Any, max_chars: int) -> tuple[ExitReason, str] | No
         return ExitReason.EMPTY_INPUT, "the question is empty"
     if len(question) > max_chars:
         return ExitReason.INVALID_INPUT, f"the question is {len(question)} characters long (limit {max_chars})"
-    if any(unicodedata.category(ch) == "Cs" for ch in question):  # UTF-8 cannot carry it: not text
+    if has_lone_surrogates(question):  # UTF-8 cannot carry it: not text
         return ExitReason.INVALID_INPUT, "the question is not valid Unicode text (a lone surrogate, e.g. from bytes " \
                                          "that are not UTF-8)"
     if any(unicodedata.category(ch) == "Cc" and ch not in "\t\n\r" for ch in question):

@@ -126,15 +126,12 @@ class PremiseVerifier(dspy.Module):
         return verdict
 
     def _named_passages(self, claim: str, k: int) -> list[Passage]:
-        """Passages holding the claim's most specific word as written (then in other cases), best first."""
+        """Passages holding the claim's most specific word, as written or in another case, best first (one
+        retrieval)."""
         term = _lookup_term(claim)
         if term is None:
             return []
-        for variant in dict.fromkeys((term, term.lower(), term.upper(), term.capitalize())):
-            found = self.retriever.retrieve(claim, k, contains=variant)
-            if found:
-                return found
-        return []
+        return self.retriever.retrieve(claim, k, contains=(term, term.lower(), term.upper(), term.capitalize()))
 
     def _judge(self, claim: str, passages: list[Passage]) -> tuple[bool, float, list[str], str]:
         """(judged supported, confidence, chunk ids relied on, rationale) from the configured judge."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import dspy
@@ -40,11 +41,11 @@ class Retriever(dspy.Module):
     def forward(self, query: str, k: int | None = None) -> dspy.Prediction:
         return dspy.Prediction(passages=self.retrieve(query, k or self.k))
 
-    def retrieve(self, query: str, k: int, contains: str | None = None) -> list[Passage]:
-        """The ``k`` passages nearest ``query``; with ``contains``, among the chunks holding that exact
-        string (a name looked up in so many words, whatever the embedding makes of it)."""
+    def retrieve(self, query: str, k: int, contains: Sequence[str] = ()) -> list[Passage]:
+        """The ``k`` passages nearest ``query``; with ``contains``, among the chunks holding one of those
+        exact strings (a name looked up in so many words, whatever the embedding makes of it)."""
         run = current_run()
-        shown = query if contains is None else f"{query} [containing {contains!r}]"  # what traces and keys say
+        shown = f"{query} [containing {' or '.join(map(repr, contains))}]" if contains else query  # traces, keys
         if run is not None:
             run.before_retrieval()
             run.usage.retrieval_calls += 1

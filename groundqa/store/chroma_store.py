@@ -30,7 +30,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -504,21 +504,22 @@ class CorpusStore:
 
     # -- retrieval -------------------------------------------------------------------------
     def query(self, text: str, k: int = 4, where: dict[str, Any] | None = None,
-              contains: str | None = None) -> list[Passage]:
+              contains: Sequence[str] = ()) -> list[Passage]:
         """The ``k`` chunks most similar to ``text`` (score = cosine similarity, best first); with
-        ``contains``, only chunks whose text holds that string (Chroma's full-text filter, case-sensitive)."""
+        ``contains``, only chunks whose text holds one of those strings (Chroma's full-text filter,
+        case-sensitive)."""
         if k <= 0:
             return []
         return self.query_vector(self.embedder.embed_one(text), k, where, contains)
 
     def query_vector(self, vector: list[float], k: int, where: dict[str, Any] | None = None,
-                     contains: str | None = None) -> list[Passage]:
+                     contains: Sequence[str] = ()) -> list[Passage]:
         total = self.count()
         if total == 0:
             return []
         result = self.collection.query(
             query_embeddings=[vector], n_results=min(k, total), where=where,
-            where_document={"$contains": contains} if contains else None,
+            where_document=_any_of(contains),
             include=["documents", "metadatas", "distances"],
         )
         passages: list[Passage] = []
@@ -545,3 +546,9 @@ class CorpusStore:
             for cid, t, m in zip(found["ids"], found["documents"], found["metadatas"], strict=True)
         }
         return [by_id[c] for c in chunk_ids if c in by_id]
+
+
+def _any_of(strings: Sequence[str]) -> dict[str, Any] | None:
+    """Chroma's ``where_document`` for chunks holding one of ``strings`` (``None``: no filter)."""
+    clauses = [{"$contains": text} for text in dict.fromkeys(strings)]
+    return None if not clauses else clauses[0] if len(clauses) == 1 else {"$or": clauses}
