@@ -7,13 +7,12 @@ from pathlib import Path
 
 import dspy
 import pytest
+from scripted_compile import DEMO_CORPUS
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-REPO = Path(__file__).resolve().parents[1]
-DEMO_CORPUS = REPO / "datasets" / "demo" / "corpus.jsonl"
 
 
 @pytest.fixture
@@ -33,6 +32,17 @@ def _reset_dspy() -> None:
     dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
     yield
     dspy.configure(lm=None, adapter=None)
+
+
+@pytest.fixture(scope="module")
+def small_demo_store(tmp_path_factory: pytest.TempPathFactory):
+    """The demo corpus in a Chroma store of its own, in small chunks (400 characters, 80 overlap), per module."""
+    from groundqa.datasets.loaders import load_corpus
+    from groundqa.store.chroma_store import CorpusStore
+
+    store = CorpusStore(tmp_path_factory.mktemp("chroma"))
+    store.ingest(load_corpus(DEMO_CORPUS).items, 400, 80)
+    return store
 
 
 @pytest.fixture(scope="session")

@@ -5,13 +5,12 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 import dspy
 import pytest
 
-from groundqa.datasets.loaders import Question, load_corpus
+from groundqa.datasets.loaders import Question
 from groundqa.evaluation import evaluate
 from groundqa.lm.scripted import ScriptedLM, input_field
 from groundqa.metrics import grounding_scorers
@@ -24,7 +23,6 @@ from groundqa.runtime.guarded_lm import GuardedLM
 from groundqa.store.chroma_store import CorpusStore
 from groundqa.tracking.traces import QuestionTracer, flush_traces
 
-CORPUS = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "corpus.jsonl"
 QUESTIONS = [
     Question(id="q1", question="Who designed the harbor lights of Port Vessany?", answers=["Odile Marchetti"],
              type="single", gold_docs=["harbor-lights"]),
@@ -62,10 +60,8 @@ class Flaky(dspy.Module):
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
-    store = CorpusStore(tmp_path_factory.mktemp("chroma"))
-    store.ingest(load_corpus(CORPUS).items, 400, 80)
-    return store
+def store(small_demo_store: CorpusStore) -> CorpusStore:
+    return small_demo_store
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from typing import Any
 
 import dspy
 import pytest
+from scripted_compile import DEMO_CORPUS as CORPUS
 
-from groundqa.datasets.loaders import load_corpus
 from groundqa.lm.scripted import ScriptedLM, input_field
 from groundqa.programs.grounded_qa import GroundedQA, QAConfig
 from groundqa.programs.retriever import Retriever
@@ -20,7 +20,6 @@ from groundqa.runtime.trace import LMCall, RetrievalCall, Trace
 from groundqa.store.chroma_store import CorpusStore
 from groundqa.tracking.traces import QuestionTracer, RecordingTrace, flush_traces, lookup_for
 
-CORPUS = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "corpus.jsonl"
 ANSWERED = "Who designed the harbor lights of Port Vessany?"
 ABSTAINED = "When did Paolo Marchetti design the harbor lights?"
 
@@ -35,10 +34,8 @@ def reply(messages: list[dict[str, str]]) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
-    store = CorpusStore(tmp_path_factory.mktemp("chroma"))
-    store.ingest(load_corpus(CORPUS).items, 400, 80)
-    return store
+def store(small_demo_store: CorpusStore) -> CorpusStore:
+    return small_demo_store
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ the bearer token, /health; plus the LM path's per-call timeout and key checks (n
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import threading
 import time
@@ -17,6 +16,7 @@ import dspy
 import httpx
 import pytest
 import uvicorn
+from sse import sse_events
 
 from groundqa.cli.main import main
 from groundqa.config import load_settings
@@ -29,7 +29,7 @@ from groundqa.programs.retriever import Retriever
 from groundqa.runtime.guarded_lm import MIN_CALL_TIMEOUT_S, GuardedLM, takes_timeout
 from groundqa.runtime.retrieval_cache import RetrievalCache
 from groundqa.runtime.run import Budgets, RunState
-from groundqa.serve.app import create_app, redact_url
+from groundqa.serve.app import create_app
 from groundqa.serve.lm_server import bind
 from groundqa.signatures.types import ExitReason, GroundedResult
 from groundqa.store.chroma_store import CorpusStore
@@ -95,18 +95,6 @@ def api(store: CorpusStore, responder: Any = lambda m: GOOD, latency_s: float = 
     return app, program, lm
 
 
-def sse_events(lines: Iterator[str]) -> list[dict[str, Any]]:
-    """Parse server-sent events: each ``{"event": name, **data}``."""
-    events, name, data = [], None, []
-    for line in lines:
-        if line.startswith("event:"):
-            name = line[6:].strip()
-        elif line.startswith("data:"):
-            data.append(line[5:].strip())
-        elif not line and data:
-            events.append({"event": name, **json.loads("\n".join(data))})
-            name, data = None, []
-    return events
 
 
 # -- input errors: 400 before any stream and any LM call -------------------------------------------
@@ -267,15 +255,15 @@ def test_token_guards_every_endpoint_but_health_and_is_never_logged(store, caplo
 
 # -- /health ---------------------------------------------------------------------------------------
 def test_health_reports_store_lm_and_tracking(store):
-    app, _, _ = api(store, tracking_uri="http://user:hunter22@127.0.0.1:9")
+    app, _, _ = api(store, tracking_uri="http://user:hunter22@127.0.0.1:9/?token=s3cr3t")
     with serving(app) as url:
         health = httpx.get(f"{url}/health", timeout=30)
     data = health.json()
     assert health.status_code == 200 and data["status"] == "degraded"  # tracking down: answers still work
     assert data["store"]["chunks"] == store.count() > 0
     assert data["lm"]["model"] == "scripted/lm" and data["lm"]["in_process"] is True
-    assert data["tracking"]["reachable"] is False and "hunter22" not in health.text
-    assert data["tracking"]["uri"] == "http://***@127.0.0.1:9"
+    assert data["tracking"]["reachable"] is False and "hunter22" not in health.text and "s3cr3t" not in health.text
+    assert data["tracking"]["uri"] == "http://user:***REDACTED***@127.0.0.1:9/?token=***REDACTED***"
 
 
 def test_health_is_503_when_the_store_is_down(store):
@@ -291,12 +279,6 @@ def test_health_is_503_when_the_store_is_down(store):
         health = httpx.get(f"{url}/health", timeout=30)
     assert health.status_code == 503 and health.json()["status"] == "unavailable"
     assert "cannot reach" in health.json()["store"]["error"]
-
-
-def test_redact_url():
-    assert redact_url("http://u:p@host:5000/x?token=abc") == "http://***@host:5000/x"
-    assert redact_url("sqlite:////tmp/m.db") == "sqlite:////tmp/m.db"
-    assert redact_url(None) is None
 
 
 # -- the LM path over HTTP: per-call timeout, max_tokens, keys (no server needed) -----------------

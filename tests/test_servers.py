@@ -35,6 +35,7 @@ import dspy
 import httpx
 import pytest
 from scripted_compile import scripted_reply, write_questions
+from sse import sse_events
 
 from groundqa.cli.main import main
 from groundqa.config import load_settings
@@ -544,17 +545,6 @@ def served(tmp_path_factory: pytest.TempPathFactory, models: Path) -> Iterator[s
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
-def sse_events(lines: Iterator[str]) -> list[dict[str, Any]]:
-    events, name, data = [], None, []
-    for line in lines:
-        if line.startswith("event:"):
-            name = line[6:].strip()
-        elif line.startswith("data:"):
-            data.append(line[5:].strip())
-        elif not line and data:
-            events.append({"event": name, **json.loads("\n".join(data))})
-            name, data = None, []
-    return events
 
 
 def lm_calls(url: str) -> int:

@@ -28,7 +28,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import dspy
 from fastapi import FastAPI, Request, Security
@@ -70,20 +70,10 @@ class ErrorResponse(BaseModel):
     exit_reason: ExitReason | None = None
 
 
-def redact_url(url: str | None) -> str | None:
-    """``url`` without its user, password and query (they may hold credentials)."""
-    if not url:
-        return url
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return redact_text(url)
-    if "@" not in parts.netloc and not parts.query:
-        return redact_text(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = "***@" + netloc.rsplit("@", 1)[1]
-    return redact_text(urlunsplit((parts.scheme, netloc, parts.path, "", "")))
+def _shown(url: str | None) -> str | None:
+    """A URL as /health shows it: passwords, tokens and secret query values masked (one redaction for the
+    whole project: :func:`groundqa.runtime.redact.redact_text`)."""
+    return redact_text(url) if url else url
 
 
 def _digest(value: str | bytes) -> bytes:
@@ -141,7 +131,7 @@ def describe_lm(lm: Any) -> dict[str, Any]:
     kwargs = getattr(inner, "kwargs", {}) or {}
     api_base = kwargs.get("api_base") or kwargs.get("base_url")
     described: dict[str, Any] = {"model": model, "in_process": not isinstance(getattr(inner, "engine", None), str),
-                                 "api_base": redact_url(api_base)}
+                                 "api_base": _shown(api_base)}
     stats = getattr(getattr(inner, "llama", None), "stats", None)  # the embedded engine counts its calls
     if isinstance(stats, dict):
         described["calls"] = stats.get("calls", 0)
@@ -153,7 +143,7 @@ def tracking_status(uri: str | None, timeout: float = 1.0) -> dict[str, Any]:
     if not uri:
         return {"uri": None, "kind": "none"}
     scheme = urlsplit(uri).scheme
-    status: dict[str, Any] = {"uri": redact_url(uri), "kind": "server" if scheme in ("http", "https") else "local"}
+    status: dict[str, Any] = {"uri": _shown(uri), "kind": "server" if scheme in ("http", "https") else "local"}
     if status["kind"] == "server":
         import requests
 
@@ -347,7 +337,7 @@ def create_app(program: Any, *, lm: Any = None, adapter: Any = None, store: Any 
             try:
                 count = await run_in_threadpool(store.count)
                 body["store"] = {"collection": getattr(store, "collection_name", None), "chunks": count,
-                                 "url": redact_url(getattr(store, "url", None))}
+                                 "url": _shown(getattr(store, "url", None))}
             except Exception as exc:  # a store that is down makes the service unavailable
                 body["store"] = {"error": redact_text(str(exc)).splitlines()[0][:300] if str(exc) else
                                  type(exc).__name__}

@@ -1,8 +1,11 @@
-"""Charts as PNG (matplotlib, no display needed): the comparison of runs and the calibration curve."""
+"""Charts as PNG (matplotlib, no display needed): the comparison of runs, the calibration curve and a
+fine-tune's loss curve."""
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -95,60 +98,53 @@ def plot_comparison(comparison: Comparison, path: str | Path, title: str | None 
     return path
 
 
-def plot_calibration(report: Any, path: str | Path) -> Path | None:
-    """The calibration's optimisation curve as a PNG: each trial's fit score and the best so far, with the
-    starting gates' fit and check scores; ``None`` when no trial ran."""
+@contextlib.contextmanager
+def _curve_chart(path: str | Path, title: str, xlabel: str, ylabel: str, legend: str) -> Iterator[Any]:
+    """The axes of one curve chart (7.5 × 4.2 in, grid, legend at ``legend``), saved to ``path`` as a PNG."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    if not report.trials:
-        return None
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     figure = Figure(figsize=(7.5, 4.2), dpi=110)
     FigureCanvasAgg(figure)
     ax = figure.add_subplot(1, 1, 1)
-    steps = [t.number for t in report.trials]
-    ax.scatter(steps, [t.score for t in report.trials], s=12, color="#8aa6c1", label="trial (fit set)")
-    ax.plot(steps, report.curve, color="#1f4e79", linewidth=2, label="best so far")
-    if report.fit_start is not None:
-        ax.axhline(report.fit_start, color="grey", linestyle="--", linewidth=1, label="starting gates (fit)")
-    if report.check_best is not None and report.check_start is not None:
-        ax.axhline(report.check_best, color="#2e7d32", linestyle=":", linewidth=1.5, label="best on check set")
-        ax.axhline(report.check_start, color="#c62828", linestyle=":", linewidth=1.5, label="start on check set")
-    ax.set_xlabel("trial")
-    ax.set_ylabel("mean grounding metric")
-    ax.set_title(f"gate calibration: kept the {report.kept} gates ({report.n_fit} fit / {report.n_check} check questions)",
-                 fontsize=10)
-    ax.legend(fontsize=8, loc="lower right")
+    yield ax
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, loc=legend)
     ax.grid(alpha=0.3)
     figure.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path)
-    return path
+
+
+def plot_calibration(report: Any, path: str | Path) -> Path | None:
+    """The calibration's optimisation curve as a PNG: each trial's fit score and the best so far, with the
+    starting gates' fit and check scores; ``None`` when no trial ran."""
+    if not report.trials:
+        return None
+    title = f"gate calibration: kept the {report.kept} gates ({report.n_fit} fit / {report.n_check} check questions)"
+    with _curve_chart(path, title, "trial", "mean grounding metric", "lower right") as ax:
+        steps = [t.number for t in report.trials]
+        ax.scatter(steps, [t.score for t in report.trials], s=12, color="#8aa6c1", label="trial (fit set)")
+        ax.plot(steps, report.curve, color="#1f4e79", linewidth=2, label="best so far")
+        if report.fit_start is not None:
+            ax.axhline(report.fit_start, color="grey", linestyle="--", linewidth=1, label="starting gates (fit)")
+        if report.check_best is not None and report.check_start is not None:
+            ax.axhline(report.check_best, color="#2e7d32", linestyle=":", linewidth=1.5, label="best on check set")
+            ax.axhline(report.check_start, color="#c62828", linestyle=":", linewidth=1.5, label="start on check set")
+    return Path(path)
 
 
 def plot_losses(losses: list[float], path: str | Path, window: int = 20) -> Path | None:
     """A fine-tune's training loss per step and its moving average as a PNG; ``None`` without steps."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     if not losses:
         return None
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure = Figure(figsize=(7.5, 4.2), dpi=110)
-    FigureCanvasAgg(figure)
-    ax = figure.add_subplot(1, 1, 1)
-    steps = list(range(1, len(losses) + 1))
-    ax.scatter(steps, losses, s=6, color="#8aa6c1", label="loss of one example")
-    smooth = [sum(losses[max(0, i - window + 1): i + 1]) / len(losses[max(0, i - window + 1): i + 1])
-              for i in range(len(losses))]
-    ax.plot(steps, smooth, color="#1f4e79", linewidth=2, label=f"mean of the last {window}")
-    ax.set_xlabel("optimizer step")
-    ax.set_ylabel("loss on the answer tokens")
-    ax.set_title(f"LoRA fine-tune of the embedded LM ({len(losses)} steps)", fontsize=10)
-    ax.legend(fontsize=8, loc="upper right")
-    ax.grid(alpha=0.3)
-    figure.tight_layout()
-    figure.savefig(path)
-    return path
+    title = f"LoRA fine-tune of the embedded LM ({len(losses)} steps)"
+    with _curve_chart(path, title, "optimizer step", "loss on the answer tokens", "upper right") as ax:
+        steps = list(range(1, len(losses) + 1))
+        ax.scatter(steps, losses, s=6, color="#8aa6c1", label="loss of one example")
+        recent = [losses[max(0, i - window + 1): i + 1] for i in range(len(losses))]
+        ax.plot(steps, [sum(r) / len(r) for r in recent], color="#1f4e79", linewidth=2,
+                label=f"mean of the last {window}")
+    return Path(path)
