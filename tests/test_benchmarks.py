@@ -58,6 +58,12 @@ def test_retrieval_result_has_sane_figures(tiny_retrieval: dict[str, Any]) -> No
     assert reingest["count_unchanged"] is True and reingest["seconds"] > 0
 
     assert big["fill"]["chunks_added"] == 150 and big["fill"]["chunks_per_s"] > 0
+    alternatives = {a["variant"]: a for a in result["embedding"]["alternatives"]}
+    assert set(alternatives) == {"bfloat16 weights", "int8 dynamic quantisation"}
+    for alt in alternatives.values():
+        assert alt["items"] == 16 and alt["per_s"] > 0 and -1.0 <= alt["min_cosine"] <= 1.0
+    # bfloat16 weights stay close to float32; int8 moves vectors visibly further (why neither is used)
+    assert alternatives["bfloat16 weights"]["min_cosine"] > alternatives["int8 dynamic quantisation"]["min_cosine"]
     for scale in (small, big):
         assert scale["query"]["mean_hits"] == 4
         for path in ("with_embedding", "search_only", "chroma_only"):
