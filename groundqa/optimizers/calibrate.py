@@ -17,12 +17,14 @@ and the embedder. This optimizer fits them on the user's own train split:
 4. prefer parsimony: among the trials within ``tolerance`` of the best fit score, the one that moves the
    fewest gates (then the best-scoring) is the winner, since a gate moved to gain a question or two of
    *fit* is how a calibration overfits;
-5. score the winner and the current gates on *check*; keep the winner only if it is at least as good
-   there, else keep the current gates (never something worse than the defaults on check).
+5. score the winner and the current gates on *check*; keep the winner only if it beats them there,
+   else keep the current gates: never something worse than the defaults on check, and no change that
+   check cannot tell from them (a tie on check is a gate moved for the fit set alone).
 
 What it cannot do is said, not hidden: a trainset too small to calibrate keeps the gates; a
 trainset (or check set) with no should-abstain question cannot calibrate abstention, so the gates
-that decide refusing are left alone; an interrupted search (Ctrl-C) keeps the best trial so far.
+that decide refusing are left alone; an interrupted search (Ctrl-C) keeps the best trial so far, still
+subject to the check (interrupted during the check, it keeps the current gates).
 The report (every trial, the winner, the check scores, the reasons) is ``compiled.calibration``.
 """
 
@@ -226,9 +228,17 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
                     winner = max(report.trials, key=lambda t: t.score)
                     if winner.score > best_score:
                         best_score, best_gates = winner.score, winner.gates
-            best_score, best_gates = self._parsimonious(report.trials, start, best_score, best_gates)
+            best_score, best_gates = self._parsimonious(report.trials, start, report.fit_start or 0.0, best_score,
+                                                        best_gates)
             report.fit_best, report.best = best_score, best_gates
-            self._decide(program, start, best_gates, check, report)
+            try:
+                self._decide(program, start, best_gates, check, report)
+            except KeyboardInterrupt:  # interrupted (again) while checking: nothing unchecked is kept
+                program.gates.load_state(start)
+                report.kept, report.gates, report.interrupted = "defaults", dict(start), True
+                report.reasons.append("interrupted while scoring the best trial on the check set: the current "
+                                      "gates are kept")
+                self.say(report.reasons[-1])
         report.seconds = round(time.perf_counter() - started, 2)
         self.say(f"kept the {'calibrated' if report.kept == 'calibrated' else 'starting'} gates: fit {report.fit_start:.3f} -> {report.fit_best:.3f}"
                  + (f", check {report.check_start:.3f} -> {report.check_best:.3f}" if report.check_best is not None
@@ -268,13 +278,15 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
         program.gates.load_state(start)
         return best_score, best_gates
 
-    def _parsimonious(self, trials: Sequence[Trial], start: dict[str, Any], best_score: float,
+    def _parsimonious(self, trials: Sequence[Trial], start: dict[str, Any], start_score: float, best_score: float,
                       best_gates: dict[str, Any]) -> tuple[float, dict[str, Any]]:
-        """The trial within ``tolerance`` of ``best_score`` that moves the fewest gates (ties: the better)."""
+        """The trial within ``tolerance`` of ``best_score`` that moves the fewest gates (ties: the better), among
+        the trials that beat the starting gates on fit (one that only equals them is no reason to move)."""
         def moved(gates: dict[str, Any]) -> int:
             return sum(gates.get(name) != value for name, value in start.items())
 
-        near = [t for t in trials if t.score >= best_score - self.tolerance and moved(t.gates)]
+        near = [t for t in trials if t.score >= best_score - self.tolerance and t.score > start_score + 1e-9
+                and moved(t.gates)]
         if not near:
             return best_score, best_gates
         winner = min(near, key=lambda t: (moved(t.gates), -t.score, t.number))
@@ -295,8 +307,9 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
             report.check_start = self.score(program, check)
             program.gates.load_state(best)
             report.check_best = self.score(program, check)
-            if report.check_best < report.check_start:
-                report.reasons.append(f"the best trial scored {report.check_best:.3f} on the check set, below the "
+            if report.check_best <= report.check_start + 1e-9:
+                relation = "below" if report.check_best < report.check_start - 1e-9 else "no better than"
+                report.reasons.append(f"the best trial scored {report.check_best:.3f} on the check set, {relation} the "
                                       f"current gates' {report.check_start:.3f}: the current gates are kept")
                 program.gates.load_state(start)
                 return
