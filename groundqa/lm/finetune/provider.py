@@ -27,10 +27,10 @@ from typing import Any
 from dspy.clients.provider import Provider, TrainingJob
 from dspy.clients.utils_finetune import TrainDataFormat, TrainingStatus
 
-from groundqa.lm.embedded import MODEL_ID, model_path
 from groundqa.lm.finetune.adapter import Adapter
 from groundqa.lm.finetune.lora import StepReport, TrainResult, train_lora
 from groundqa.lm.finetune.records import TrainRecord, records_from_chat
+from groundqa.lm.gemma import MODEL_ID, model_path
 
 logger = logging.getLogger(__name__)
 

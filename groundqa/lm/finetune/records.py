@@ -2,7 +2,7 @@
 
 The embedded Gemma is a base model driven as plain completion: the engine flattens DSPy's chat
 messages into one transcript and primes the first output field (``render_chat`` in
-:mod:`groundqa.lm.embedded`). Training on a chat template, or on the assistant message with its
+:mod:`groundqa.lm.gemma`). Training on a chat template, or on the assistant message with its
 field marker, would teach a text the engine never shows the model. A :class:`TrainRecord` is therefore
 (the rendered prompt, primed prefix included; what the engine must generate after it, ending with the
 end marker).
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from groundqa.lm.embedded import END_MARKER, render_chat
+from groundqa.lm.gemma import END_MARKER, render_chat
 
 
 @dataclass(frozen=True)
