@@ -47,45 +47,30 @@ def configure_lm(settings: Settings, replay: Trace | None = None, **overrides: A
     return lm
 
 
-def is_model_uri(ref: Any) -> bool:
-    """``models:/NAME/VERSION``, ``models:/NAME@alias``, ``models:/m-<id>`` or ``runs:/<run id>/<path>``:
-    a program logged to MLflow rather than a ``program.json`` on disk."""
-    return isinstance(ref, str) and ref.startswith(("models:/", "runs:/"))
-
-
-def program_settings(settings: Settings, program: str | Path | None, keep_collection: bool = False) -> Settings:
-    """The settings to run ``program`` with: the LoRA adapter a fine-tuned program needs (checked by its
-    sha256; it changes the embedded LM's weights, never which LM runs); for a logged model, the collection it
-    was compiled on (unless ``keep_collection``: the user named one), so that it answers from the corpus it
-    was compiled for."""
+def program_settings(settings: Settings, program: str | Path | None) -> Settings:
+    """The settings to run the compiled ``program`` (a ``program.json`` or its folder) with: the LoRA adapter
+    a fine-tuned program needs (checked by its sha256; it changes the embedded LM's weights, never which LM
+    runs). A program logged to MLflow is fetched to a file first (:func:`groundqa.tracking.model.logged_program`)."""
     if program is None or program == "baseline":
         return settings
-    if not is_model_uri(program):
-        from groundqa.programs.persistence import program_adapter
+    from groundqa.programs.persistence import program_adapter
 
-        adapter = program_adapter(program)
-        if adapter is None:
-            return settings
-        if not settings.lm.startswith("embedded") or settings.lm == EMBEDDED_BASE:
-            import sys
-
-            print(f"groundqa: the program was fine-tuned for the embedded LM; --lm {settings.lm} runs without its "
-                  "adapter", file=sys.stderr)
-            return settings
-        return settings.model_copy(update={"adapter": adapter.path})
-    from groundqa.tracking.model import fetch_program
-
-    recorded = fetch_program(str(program), settings).settings
-    collection = recorded.get("collection") if recorded else None
-    if keep_collection or not collection or collection == settings.collection:
+    adapter = program_adapter(program)
+    if adapter is None:
         return settings
-    return settings.model_copy(update={"collection": collection})
+    if not settings.lm.startswith("embedded") or settings.lm == EMBEDDED_BASE:
+        import sys
+
+        print(f"groundqa: the program was fine-tuned for the embedded LM; --lm {settings.lm} runs without its "
+              "adapter", file=sys.stderr)
+        return settings
+    return settings.model_copy(update={"adapter": adapter.path})
 
 
 def build_program(settings: Settings, store: CorpusStore | None = None, program_path: str | Path | None = None,
                   **config_overrides: Any) -> Any:
     """A GroundedQA over the configured store; compiled state loaded from ``program_path`` if given (a
-    ``program.json``, its folder, or a logged model: ``models:/NAME/VERSION``, ``runs:/RUN_ID/program``)."""
+    ``program.json`` or its folder)."""
     from groundqa.programs.grounded_qa import GroundedQA, QAConfig
     from groundqa.programs.retriever import Retriever
 
@@ -96,11 +81,5 @@ def build_program(settings: Settings, store: CorpusStore | None = None, program_
     if program_path is not None:
         from groundqa.programs.persistence import load_program
 
-        if is_model_uri(program_path):  # a logged model (models:/..., runs:/...): its compiled state
-            from groundqa.tracking.model import fetch_program
-
-            with fetch_program(str(program_path), settings).program_file() as path:
-                load_program(program, path)
-        else:
-            load_program(program, program_path)
+        load_program(program, program_path)
     return program

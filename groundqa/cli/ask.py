@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from groundqa.app import build_program, configure_lm, program_settings
-from groundqa.cli.common import EXIT_USAGE, print_error, settings_from, terminal
+from groundqa.app import build_program, configure_lm
+from groundqa.cli.common import EXIT_USAGE, print_error, program_source, settings_from, terminal
 from groundqa.exit_codes import exit_code_for
 from groundqa.ingest import ensure_corpus
 from groundqa.programs.grounded_qa import check_question
@@ -74,7 +74,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             message += ': ask a question, e.g. groundqa ask "Who designed the harbor lights?"'
         print_error(message)
         return EXIT_USAGE
-    settings = program_settings(settings_from(args), args.program, keep_collection=bool(args.collection))
+    settings, program_path = program_source(settings_from(args), args.program, keep_collection=bool(args.collection))
     replay = Trace.load(args.replay) if args.replay else None
     configure_lm(settings, replay=replay)
     if replay is None:
@@ -82,7 +82,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     overrides: dict[str, Any] = {}
     if args.no_premises:
         overrides["verify_premises"] = False
-    program = build_program(settings, program_path=args.program, **overrides)
+    program = build_program(settings, program_path=program_path, **overrides)
     tracer = command_tracer(settings, "ask", label=str(args.program or "baseline"), enabled=not args.no_mlflow)
     if tracer.reason:
         print(f"groundqa: MLflow: {terminal(tracer.reason)}; the question is not traced", file=sys.stderr)

@@ -17,7 +17,7 @@ from groundqa.runtime.redact import redact_text
 from groundqa.runtime.safe_text import first_lone_surrogate, one_line
 
 __all__ = ["EXIT_USAGE", "CLIError", "add_common_arguments", "check_text_arguments", "print_error", "print_skipped",
-           "progress_bar", "settings_from", "terminal"]
+           "program_source", "progress_bar", "settings_from", "terminal"]
 
 
 class CLIError(GroundQAError):
@@ -93,3 +93,19 @@ def progress_bar(label: str, quiet: bool = False) -> Progress | None:
             bar.close()
 
     return update
+
+
+def program_source(settings: Settings, program: str | Path | None, keep_collection: bool = False
+                   ) -> tuple[Settings, str | Path | None]:
+    """``--program`` as the application layer takes it: ``(settings, program file or None)``. A
+    ``program.json`` (or its folder) runs with the adapter it was fine-tuned with; a logged model
+    (``models:/...``, ``runs:/...``) is fetched from MLflow to a file and runs on the collection it was
+    compiled on unless ``keep_collection`` (the user named one)."""
+    from groundqa.app import program_settings
+    from groundqa.tracking.model import is_model_uri, logged_program
+
+    if program is None or program == "baseline":
+        return settings, None
+    if is_model_uri(program):
+        return logged_program(str(program), settings, keep_collection=keep_collection)
+    return program_settings(settings, program), program

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from groundqa.app import build_program, configure_lm, program_settings
-from groundqa.cli.common import CLIError, print_skipped, progress_bar, settings_from, terminal
+from groundqa.app import build_program, configure_lm
+from groundqa.cli.common import CLIError, print_skipped, program_source, progress_bar, settings_from, terminal
 from groundqa.datasets.bundled import load_bundled
 from groundqa.datasets.loaders import Document, Question, load_corpus, load_questions_jsonl
 from groundqa.datasets.squad import load_squad2
@@ -102,8 +102,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     tracking = configure_tracking(settings, not args.no_mlflow)
     if args.engine == "mlflow" and not tracking.enabled:
         raise CLIError(f"--engine mlflow needs an MLflow store ({tracking.reason})")
-    program_path = None if args.program == "baseline" else args.program
-    settings = program_settings(settings, program_path, keep_collection=True)  # a fine-tuned program's adapter
+    settings, program_path = program_source(settings, args.program, keep_collection=True)  # adapter; logged models
     configure_lm(settings)
     report = ingest_documents(settings, docs, progress=progress_bar("embedding chunks", args.quiet))
     console = Console(stderr=True)

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from groundqa.cli.common import CLIError, settings_from
+from groundqa.cli.common import CLIError, program_source, settings_from
 
 TOKEN_ENV = "GROUNDQA_API_TOKEN"
 
@@ -51,7 +51,7 @@ def _is_loopback(host: str) -> bool:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from groundqa.app import build_program, guarded_lm, program_settings
+    from groundqa.app import build_program, guarded_lm
     from groundqa.ingest import ensure_corpus
     from groundqa.serve.app import create_app
     from groundqa.serve.lm_server import bind
@@ -70,12 +70,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CLIError(str(exc)) from None
     try:
-        settings = program_settings(settings_from(args), args.program, keep_collection=bool(args.collection))
+        settings, program_path = program_source(settings_from(args), args.program,
+                                                keep_collection=bool(args.collection))
         lm, adapter = guarded_lm(settings)
         ensure_corpus(settings, before_ingesting=lambda: print(
             "groundqa: the collection is empty; ingesting the bundled demo corpus", file=sys.stderr))
         overrides: dict[str, Any] = {"verify_premises": False} if args.no_premises else {}
-        program = build_program(settings, program_path=args.program, **overrides)
+        program = build_program(settings, program_path=program_path, **overrides)
         tracer = command_tracer(settings, "api", label=str(args.program or "baseline"), enabled=not args.no_mlflow)
         if tracer.reason:
             print(f"groundqa: MLflow: {tracer.reason}; questions are not traced", file=sys.stderr)

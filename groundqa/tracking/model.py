@@ -22,9 +22,11 @@ the project's store, so ``groundqa ask/evaluate --program`` take them like a ``p
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
+import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -258,6 +260,28 @@ class FetchedProgram:
 
 _FETCHED: dict[tuple[str, str], FetchedProgram] = {}
 _FETCH_LOCK = threading.Lock()
+
+
+def is_model_uri(ref: Any) -> bool:
+    """``models:/NAME/VERSION``, ``models:/NAME@alias``, ``models:/m-<id>`` or ``runs:/<run id>/<path>``:
+    a program logged to MLflow rather than a ``program.json`` on disk."""
+    return isinstance(ref, str) and ref.startswith(("models:/", "runs:/"))
+
+
+def logged_program(ref: str, settings: Settings, keep_collection: bool = False) -> tuple[Settings, Path]:
+    """A logged program as the application layer takes one: ``(settings, program.json)``. The state is
+    written to a temporary file, removed when the process exits; the settings name the collection the
+    program was compiled on (unless ``keep_collection``: the user named one), so that it answers from the
+    corpus it was compiled for."""
+    fetched = fetch_program(ref, settings)
+    folder = Path(tempfile.mkdtemp(prefix="groundqa-program-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = folder / "program.json"
+    path.write_text(json.dumps(fetched.state, ensure_ascii=False), encoding="utf-8")
+    collection = (fetched.settings or {}).get("collection")
+    if collection and not keep_collection and collection != settings.collection:
+        settings = settings.model_copy(update={"collection": collection})
+    return settings, path
 
 
 def fetch_program(ref: str, settings: Settings) -> FetchedProgram:
