@@ -338,7 +338,8 @@ def fuzz_setup(store: Any = None, include_known: bool = False) -> Iterator[tuple
         engine = ScriptedEngine(responder)  # no DSPy retries (they sleep): the guard's retries are what is tested
         lm = GuardedLM(dspy.LM("scripted/fuzz", engine=engine, async_engine=AsyncScriptedEngine(engine), cache=False,
                                num_retries=0))
-        programs = {name: (GroundedQA(retriever, QAConfig.for_lm("embedded", **overrides)),
+        # extractive_first=1.0: every question reaches the LM, whose malformed outputs are what is fuzzed
+        programs = {name: (GroundedQA(retriever, QAConfig.for_lm("embedded", **{"extractive_first": 1.0, **overrides})),
                            dspy.ChatAdapter(use_json_adapter_fallback=fallback))
                     for name, overrides, fallback in configurations()}
         dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)

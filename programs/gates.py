@@ -40,6 +40,10 @@ class Gates(BaseModel, Parameter):
     premise_floor: float = _gate(0.25, 0.1, 0.6, "retrieval score a presupposition's best passage needs")
     support_threshold: float = _gate(0.5, 0.3, 0.8, "judge support a generated sentence needs from its citations")
     answer_floor: float = _gate(0.3, 0.1, 0.6, "score an extractive sentence needs to be quoted as an answer")
+    extractive_first: float = _gate(
+        1.0, 0.4, 1.0, "score an extractive answer needs to be given without asking the LM (1.0: the LM is "
+        "always asked first); a passage sentence this close to the question, holding what it asks for, "
+        "is the answer whatever a small LM would write")
     answerability: float = _gate(
         0.6, 0.0, 1.0, "how much of what the question asks (answer type and asked attribute) an answer must "
         "contain; below it the next-best sentence is tried, then the program abstains (not_answered)")

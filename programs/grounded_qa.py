@@ -96,9 +96,13 @@ class QAConfig(BaseModel):
         offline judges; a capable LM does extraction and premise judging itself."""
         if model.startswith("embedded"):
             # A 270M base model: short contexts keep prompts fast. At temperature 0 it repeats its answer
-            # whatever the feedback, so one attempt, then the contract's fallback (extractive).
+            # whatever the feedback, so one attempt, then the contract's fallback (extractive). Where a passage
+            # sentence already answers (extractive score >= 0.5) it is not asked at all: on both training sets
+            # its answers changed no score there (bundled train 0.910, SQuAD training articles 0.596 at every
+            # value from 1.0 down to 0.4) while LM calls fell by 40%.
             base: dict[str, Any] = {"premise_extractor": "heuristic", "premise_judge": "offline", "max_passages": 3,
-                                    "max_attempts": 1, "budgets": Budgets(max_context_chars=2400)}
+                                    "extractive_first": 0.5, "max_attempts": 1,
+                                    "budgets": Budgets(max_context_chars=2400)}
         else:
             base = {"premise_extractor": "lm", "premise_judge": "lm", "reasoning": False}
         return cls(**{**base, **overrides})
@@ -264,6 +268,8 @@ class GroundedQA(dspy.Module):
     def _synthesize(self, question: str, result: GroundedResult, context: NumberedContext, state: RunState,
                     bridge: Bridge | None = None, citable: set[int] | None = None) -> None:
         cfg, gates = self.config, self.gates
+        if gates.extractive_first < 1.0 and self._extractive_first(question, result, context, state, bridge, citable):
+            return
         texts = [p.text for p in context.passages]
         titles = [p.title for p in context.passages]
         try:
@@ -311,6 +317,26 @@ class GroundedQA(dspy.Module):
         answer = render(checks, keep)
         supported = [s.confidence for s in pred.support if s.index in keep]
         self._finish(result, answer, context, supported, mode="generated")
+
+    def _extractive_first(self, question: str, result: GroundedResult, context: NumberedContext, state: RunState,
+                          bridge: Bridge | None, citable: set[int] | None) -> bool:
+        """Answer from the passages without the LM when the extractive answer scores at least
+        ``gates.extractive_first`` (every quoted sentence); ``False`` leaves the question to the LM."""
+        gates = self.gates
+        if asked(question).kind == "yes_no":  # polar answers need the support judge's yes or no
+            return False
+        found = extractive_answer(question, context, floor=gates.answer_floor, answerability=gates.answerability,
+                                  bridge=bridge, citable=citable, conflict_coverage=gates.contradiction)
+        scores = [c.score for c in found.chosen]
+        if not scores or min(scores) < gates.extractive_first:
+            return False
+        self._finish(result, found.answer, context, scores, mode="extractive")
+        if result.abstained:  # below the confidence gate: the LM gets its chance after all
+            result.abstained, result.abstain_reason, result.abstain_message, result.confidence = False, None, "", 0.0
+            return False
+        state.note(f"answered from the passages without the LM: the extractive answer scores {min(scores):.2f} "
+                   f">= {gates.extractive_first}")
+        return True
 
     def _extractive(self, question: str, result: GroundedResult, context: NumberedContext,
                     bridge: Bridge | None = None, citable: set[int] | None = None) -> None:

@@ -22,6 +22,8 @@ from groundqa.programs.persistence import ProgramFileError
 from groundqa.programs.retriever import Retriever
 from groundqa.store.chroma_store import CorpusStore
 
+LM_FIRST = {"extractive_first": 1.0}  # the LM is asked first: these tests exercise its path
+
 
 def _settings(tmp_path: Path, model_cache: Path) -> Settings:
     home = tmp_path / "home"
@@ -67,7 +69,7 @@ def _refusing_program(tmp_path: Path) -> GroundedQA:
     store = CorpusStore(tmp_path / "chroma", collection="finetune")
     store.ingest([Document(id="kestrel", title="Mount Kestrel", text="Mount Kestrel rises to 3,412 metres. "
                                                                      "Its first ascent was in 1871.")])
-    return GroundedQA(Retriever(store, k=2), QAConfig.for_lm("embedded"))
+    return GroundedQA(Retriever(store, k=2), QAConfig.for_lm("embedded", **LM_FIRST))
 
 
 def test_an_empty_trainset_or_one_without_a_successful_trace_is_one_clear_error(tmp_path: Path):

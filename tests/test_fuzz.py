@@ -32,6 +32,8 @@ if _REPO not in sys.path:  # benchmarks/ is not an installed package
 
 from benchmarks.fuzz import DOCUMENTED_EXIT_REASONS, REPLY_KINDS, build_store, run_fuzz  # noqa: E402
 
+LM_FIRST = {"extractive_first": 1.0}  # the LM is asked first: these tests exercise its path
+
 FUZZ_RUNS = 2000
 GOOD = {"answer": "The harbor lights were designed by engineer Odile Marchetti [1]."}
 
@@ -68,7 +70,7 @@ def test_a_giant_citation_number_is_no_citation():
 def program(store: Any, responder: Any = lambda m: GOOD, cache: bool = True, **config: Any) -> GroundedQA:
     dspy.configure(lm=GuardedLM(ScriptedLM(responder)), adapter=dspy.ChatAdapter(use_json_adapter_fallback=False))
     retriever = Retriever(store, k=3, cache=RetrievalCache() if cache else None)
-    return GroundedQA(retriever, QAConfig.for_lm("embedded", **config))
+    return GroundedQA(retriever, QAConfig.for_lm("embedded", **{**LM_FIRST, **config}))
 
 
 @pytest.mark.parametrize("cache", [True, False])

@@ -19,6 +19,8 @@ from groundqa.runtime.guarded_lm import GuardedLM
 from groundqa.signatures.types import AbstainReason, ExitReason
 from groundqa.store.chroma_store import CorpusStore
 
+LM_FIRST = {"extractive_first": 1.0}  # the LM is asked first: these tests exercise its path
+
 GOOD = {"answer": "The harbor lights were designed by engineer Odile Marchetti [1]."}
 
 
@@ -36,7 +38,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
 def program(store: CorpusStore, responder: Any = lambda m: GOOD, **config: Any) -> tuple[GroundedQA, ScriptedLM]:
     lm = ScriptedLM(responder)
     dspy.configure(lm=GuardedLM(lm), adapter=dspy.ChatAdapter(use_json_adapter_fallback=False))
-    return GroundedQA(Retriever(store, k=3), QAConfig.for_lm("embedded", **config)), lm
+    return GroundedQA(Retriever(store, k=3), QAConfig.for_lm("embedded", **{**LM_FIRST, **config})), lm
 
 
 def test_supported_answer_is_generated_with_valid_citations(store):
@@ -45,6 +47,19 @@ def test_supported_answer_is_generated_with_valid_citations(store):
     assert result.mode == "generated" and not result.abstained
     assert [c.index for c in result.citations] == [1] and result.citations[0].chunk_id == result.passages[0].chunk_id
     assert 0 < result.confidence <= 1 and result.premise_check == "passed"
+
+
+def test_the_embedded_default_answers_from_a_close_sentence_without_the_lm(store):
+    """extractive_first: a passage sentence close to the question that holds what it asks for is the
+    answer without a call; a question no sentence answers that well still goes to the LM."""
+    qa, lm = program(store, extractive_first=QAConfig.for_lm("embedded").gates.extractive_first)
+    assert qa.gates.extractive_first < 1.0  # the embedded default
+    result = qa.run("Who designed the harbor lights of Port Vessany?")
+    assert not result.abstained and result.mode == "extractive" and lm.calls == 0
+    assert "Marchetti" in result.answer and result.citations
+    assert any("without the LM" in note for note in result.notes)
+    strict, lm = program(store, extractive_first=0.99)  # no sentence scores that high: the LM is asked
+    assert strict.run("Who designed the harbor lights of Port Vessany?").mode == "generated" and lm.calls == 1
 
 
 SILENT = (AbstainReason.PREMISE_UNSUPPORTED, AbstainReason.TOO_FEW_SOURCES)

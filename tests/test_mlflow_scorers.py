@@ -23,6 +23,8 @@ from groundqa.runtime.guarded_lm import GuardedLM
 from groundqa.store.chroma_store import CorpusStore
 from groundqa.tracking.traces import QuestionTracer, flush_traces
 
+LM_FIRST = {"extractive_first": 1.0}  # the LM is asked first: these tests exercise its path
+
 QUESTIONS = [
     Question(id="q1", question="Who designed the harbor lights of Port Vessany?", answers=["Odile Marchetti"],
              type="single", gold_docs=["harbor-lights"]),
@@ -67,7 +69,7 @@ def store(small_demo_store: CorpusStore) -> CorpusStore:
 @pytest.fixture
 def program(store: CorpusStore) -> Flaky:
     dspy.configure(lm=GuardedLM(ScriptedLM(reply)), adapter=dspy.ChatAdapter(use_json_adapter_fallback=False))
-    return Flaky(GroundedQA(Retriever(store, k=3), QAConfig.for_lm("embedded")))
+    return Flaky(GroundedQA(Retriever(store, k=3), QAConfig.for_lm("embedded", **LM_FIRST)))
 
 
 def _same(a: float | None, b: float | None) -> bool:

@@ -20,6 +20,8 @@ from groundqa.runtime.trace import LMCall, RetrievalCall, Trace
 from groundqa.store.chroma_store import CorpusStore
 from groundqa.tracking.traces import QuestionTracer, RecordingTrace, flush_traces, lookup_for
 
+LM_FIRST = {"extractive_first": 1.0}  # the LM is asked first: these tests exercise its path
+
 ANSWERED = "Who designed the harbor lights of Port Vessany?"
 ABSTAINED = "When did Paolo Marchetti design the harbor lights?"
 
@@ -41,7 +43,7 @@ def store(small_demo_store: CorpusStore) -> CorpusStore:
 @pytest.fixture
 def qa(store: CorpusStore) -> GroundedQA:
     dspy.configure(lm=GuardedLM(ScriptedLM(reply)), adapter=dspy.ChatAdapter(use_json_adapter_fallback=False))
-    return GroundedQA(Retriever(store, k=3), QAConfig.for_lm("embedded"))
+    return GroundedQA(Retriever(store, k=3), QAConfig.for_lm("embedded", **LM_FIRST))
 
 
 @pytest.fixture

@@ -21,6 +21,8 @@ from groundqa.runtime.trace import ReplayLM, ReplayMiss, Trace
 from groundqa.signatures.types import ExitReason, GroundedResult
 from groundqa.store.chroma_store import CorpusStore
 
+LM_FIRST = {"extractive_first": 1.0}  # the LM is asked first: these tests exercise its path
+
 QUESTION = "Who designed the harbor lights of Port Vessany?"
 GOOD = {"answer": "The harbor lights were designed by engineer Odile Marchetti [1]."}
 FAST = {"backoff_base_s": 0.001, "backoff_max_s": 0.002}
@@ -44,7 +46,7 @@ def make(store: CorpusStore, responder: Any = answerer, cache: RetrievalCache | 
     lm = ScriptedLM(responder, cache=lm_cache)
     dspy.configure(lm=GuardedLM(lm), adapter=dspy.ChatAdapter(use_json_adapter_fallback=False))
     program = GroundedQA(Retriever(store, k=3, cache=cache),
-                         QAConfig.for_lm("embedded", budgets=budgets, **config))
+                         QAConfig.for_lm("embedded", budgets=budgets, **{**LM_FIRST, **config}))
     return program, lm
 
 

@@ -34,6 +34,8 @@ from groundqa.serve.lm_server import bind
 from groundqa.signatures.types import ExitReason, GroundedResult
 from groundqa.store.chroma_store import CorpusStore
 
+LM_FIRST = {"extractive_first": 1.0}  # the LM is asked first: these tests exercise its path
+
 QUESTION = "Who designed the harbor lights of Port Vessany?"
 GOOD = {"answer": "The harbor lights were designed by engineer Odile Marchetti [1]."}
 TOKEN = "test-token-5b1e9c0d7f"
@@ -64,7 +66,7 @@ class Recorder:
 
 def make_program(store: CorpusStore, **config: Any) -> Recorder:
     config.setdefault("budgets", FAST)
-    return Recorder(GroundedQA(Retriever(store, k=3, cache=RetrievalCache()), QAConfig.for_lm("embedded", **config)))
+    return Recorder(GroundedQA(Retriever(store, k=3, cache=RetrievalCache()), QAConfig.for_lm("embedded", **{**LM_FIRST, **config})))
 
 
 @contextlib.contextmanager

@@ -7,7 +7,9 @@ and the embedder. This optimizer fits them on the user's own train split:
 
 1. split the trainset into a *fit* part and a *check* part (stratified by should-abstain), unless a
    ``valset`` is given for the check;
-2. score the program's current gates on *fit* (this pass pays for the LM calls and retrievals);
+2. score the program's current gates on *fit* (this pass pays for the LM calls and retrievals; a program
+   that answers from the passages first is asked the LM about every question once beforehand, so that
+   moving a floor never needs a new LM call);
 3. run an Optuna TPE search (seeded) over the decision gates' declared ranges, its first half spent
    on local moves (one gate a quarter of its range away from the current value); each trial re-runs
    *fit* with the LM and retrieval answers memoised, so a trial costs metric time, not LM time (a
@@ -44,9 +46,9 @@ from pydantic import BaseModel, Field
 from groundqa.programs.gates import Gates
 
 MIN_TRAIN = 8
-#: Gates that change what the LM is shown for every question (how many passages, in which order): each new
-#: combination pays a full LM pass, so they are searched only when asked for (``sizes=True``).
-SIZE_GATES = ("k", "max_passages", "lexical_weight")
+#: Gates that change what the LM is asked (how many passages, in which order, and whether it is asked at all):
+#: each new combination pays an LM pass, so they are searched only when asked for (``sizes=True``).
+SIZE_GATES = ("k", "max_passages", "lexical_weight", "extractive_first")
 #: Gates whose job is to refuse: they cannot be fitted without questions that should be refused.
 ABSTENTION_GATES = ("evidence_floor", "min_sources", "min_confidence", "premise_threshold", "premise_floor",
                     "answerability", "contradiction")
@@ -216,6 +218,7 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
 
         with memoised(program):
             self.say(f"scoring the current gates on {len(fit)} fit question(s) (the LM answers once, then from memory)")
+            self._ask_everything(program, fit)
             report.fit_start = self.score(program, fit)
             best_score, best_gates = report.fit_start, dict(start)
             try:
@@ -244,6 +247,20 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
                  + (f", check {report.check_start:.3f} -> {report.check_best:.3f}" if report.check_best is not None
                     else "") + f" ({len(report.trials)} trials, {report.seconds:.0f}s)")
         return program
+
+    def _ask_everything(self, program: dspy.Module, fit: list[dspy.Example]) -> None:
+        """A program that answers from the passages first (``extractive_first`` < 1) asks the LM only where
+        the extractive answer falls short, and the floors decide that: so the LM is first asked about every
+        fit question (``extractive_first`` = 1), and no trial that moves a floor pays an LM call."""
+        gates: Gates = program.gates  # type: ignore[assignment]
+        saved = gates.extractive_first
+        if saved >= 1.0:
+            return
+        gates.extractive_first = 1.0
+        try:
+            self.score(program, fit)
+        finally:
+            gates.extractive_first = saved
 
     def _search(self, program: dspy.Module, fit: list[dspy.Example], names: list[str], start: dict[str, Any],
                 report: CalibrationReport) -> tuple[float, dict[str, Any]]:

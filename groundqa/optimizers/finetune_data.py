@@ -24,6 +24,7 @@ Run ``python -m groundqa.optimizers.finetune_data --out FILE.jsonl --source bund
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import random
@@ -31,7 +32,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -234,6 +235,29 @@ def collect_records(program: dspy.Module, examples: Sequence[dspy.Example], sour
     adapter = dspy.ChatAdapter(use_json_adapter_fallback=False)  # what the embedded LM is driven with
     targets = cited_answer_predictors(program)
     out = Collection(source=source, questions=len(examples))
+    with _lm_first(program):
+        _collect(program, examples, source, teacher, adapter, targets, conflicts, out, progress, every)
+    return out
+
+
+@contextlib.contextmanager
+def _lm_first(program: dspy.Module) -> Iterator[None]:
+    """Every question that gets past the gates prompts the LM while data is collected (a program that answers
+    from the passages first, ``gates.extractive_first < 1``, would leave those prompts out of the data)."""
+    gates = getattr(program, "gates", None)
+    saved = getattr(gates, "extractive_first", None)
+    if saved is not None:
+        gates.extractive_first = 1.0  # type: ignore[union-attr]
+    try:
+        yield
+    finally:
+        if saved is not None:
+            gates.extractive_first = saved  # type: ignore[union-attr]
+
+
+def _collect(program: dspy.Module, examples: Sequence[dspy.Example], source: str, teacher: GoldTeacherLM,
+             adapter: dspy.ChatAdapter, targets: list[dspy.Predict], conflicts: set[str], out: Collection,
+             progress: Progress | None, every: int) -> None:
     started = time.perf_counter()
     for i, ex in enumerate(examples, start=1):
         if question_key(ex.question) in conflicts:
@@ -253,7 +277,6 @@ def collect_records(program: dspy.Module, examples: Sequence[dspy.Example], sour
         if progress is not None and (i % every == 0 or i == len(examples)):
             progress(f"{source}: {i}/{len(examples)} questions, {len(out.records)} records "
                      f"({time.perf_counter() - started:.0f} s)")
-    return out
 
 
 def _records_of(trace: list[Any], targets: list[dspy.Predict], adapter: dspy.ChatAdapter, source: str,
@@ -428,7 +451,8 @@ def training_program(store: CorpusStore, k: int = _DEFAULTS.k) -> GroundedQA:
     from groundqa.programs.grounded_qa import GroundedQA, QAConfig
     from groundqa.programs.retriever import Retriever
 
-    return GroundedQA(Retriever(store, k=k), QAConfig.for_lm("embedded", k=k))
+    # extractive_first=1.0: every question that gets past the gates prompts the LM, and those prompts are the data
+    return GroundedQA(Retriever(store, k=k), QAConfig.for_lm("embedded", k=k, extractive_first=1.0))
 
 
 def program_description(program: GroundedQA) -> dict[str, Any]:
