@@ -57,6 +57,11 @@ def cli(shared_home: Path, monkeypatch: pytest.MonkeyPatch):
     for key in ("MLFLOW_TRACKING_URI",):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setattr(guarded_lm, "backoff_delay", lambda *a, **k: 0.0)  # retries without waiting
+    from groundqa.programs.grounded_qa import QAConfig
+
+    for_lm = QAConfig.for_lm  # the LM is asked first: these tests are about how its failures end a run
+    monkeypatch.setattr(QAConfig, "for_lm", classmethod(lambda cls, model, **kw: for_lm(model, **{
+        "extractive_first": 1.0, **kw})))
 
     def run(responder: Any, *argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
         monkeypatch.setattr(app, "build_lm", lambda settings, **kw: ScriptedLM(responder, cache=False))
