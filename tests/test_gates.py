@@ -266,3 +266,14 @@ def test_an_existence_claim_is_looked_up_by_its_name_when_the_nearest_passages_m
     assert retriever.calls == [(), ("Ayanz", "ayanz", "AYANZ", "Ayanz")]  # one look-up, every case
     missing = PremiseVerifier(_NamedOnly(), extractor="heuristic", judge="offline")
     assert not missing.verify(Presupposition(claim="Zorbulak", rationale="named", kind="existence"), Gates()).supported
+
+
+def test_gate_overrides_from_the_command_line():
+    from groundqa.cli.common import CLIError, gate_overrides
+
+    assert gate_overrides(["evidence_floor=0.4", "k=6", "extractive_first=1"]) == {
+        "evidence_floor": 0.4, "k": 6, "extractive_first": 1.0}
+    for bad, message in [("nope=1", "no such gate"), ("k", "expected NAME=VALUE"), ("k=", "expected NAME=VALUE"),
+                         ("k=abc", "valid integer"), ("k=0", "greater than or equal to 1")]:
+        with pytest.raises(CLIError, match=message):
+            gate_overrides([bad])

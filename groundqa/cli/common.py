@@ -17,7 +17,7 @@ from groundqa.runtime.redact import redact_text
 from groundqa.runtime.safe_text import first_lone_surrogate, one_line
 
 __all__ = ["EXIT_USAGE", "CLIError", "add_common_arguments", "check_text_arguments", "print_error", "print_skipped",
-           "program_source", "progress_bar", "settings_from", "terminal"]
+           "add_gate_argument", "gate_overrides", "program_source", "progress_bar", "settings_from", "terminal"]
 
 
 class CLIError(GroundQAError):
@@ -109,3 +109,33 @@ def program_source(settings: Settings, program: str | Path | None, keep_collecti
     if is_model_uri(program):
         return logged_program(str(program), settings, keep_collection=keep_collection)
     return program_settings(settings, program), program
+
+
+def add_gate_argument(parser: argparse.ArgumentParser) -> None:
+    """``--gate NAME=VALUE`` (repeatable): try a gate without compiling."""
+    parser.add_argument("--gate", action="append", default=[], metavar="NAME=VALUE",
+                        help="set one grounding gate for this run, e.g. --gate evidence_floor=0.4 (repeatable; "
+                             "the names and ranges are the fields of groundqa.programs.gates.Gates)")
+
+
+def gate_overrides(values: Iterable[str]) -> dict[str, Any]:
+    """``["evidence_floor=0.4", ...]`` as QAConfig overrides; a :class:`CLIError` naming the problem otherwise."""
+    from pydantic import ValidationError
+
+    from groundqa.programs.gates import GATE_NAMES, Gates
+
+    raw: dict[str, str] = {}
+    for item in values:
+        name, sep, value = str(item).partition("=")
+        name = name.strip()
+        if not sep or not value.strip():
+            raise CLIError(f"--gate {item!r}: expected NAME=VALUE, e.g. --gate evidence_floor=0.4")
+        if name not in GATE_NAMES:
+            raise CLIError(f"--gate {name!r}: no such gate (one of: {', '.join(GATE_NAMES)})")
+        raw[name] = value.strip()
+    try:
+        gates = Gates(**raw)  # pydantic parses and checks each value
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise CLIError(f"--gate {first['loc'][0]}={raw.get(str(first['loc'][0]), '')}: {first['msg']}") from None
+    return {name: getattr(gates, name) for name in raw}

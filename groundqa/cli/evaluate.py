@@ -11,7 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from groundqa.app import build_program, configure_lm
-from groundqa.cli.common import CLIError, print_skipped, program_source, progress_bar, settings_from, terminal
+from groundqa.cli.common import (
+    CLIError,
+    add_gate_argument,
+    gate_overrides,
+    print_skipped,
+    program_source,
+    progress_bar,
+    settings_from,
+    terminal,
+)
 from groundqa.datasets.bundled import load_bundled
 from groundqa.datasets.loaders import Document, Question, load_corpus, load_questions_jsonl
 from groundqa.datasets.squad import load_squad2
@@ -51,6 +60,7 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
                         "(per-question assessments on MLflow's Evaluation runs page)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--no-premises", action="store_true", help="turn premise verification off")
+    add_gate_argument(p)
     p.add_argument("--json", type=Path, help="write the JSON report here")
     p.add_argument("--no-mlflow", action="store_true", help="do not log to MLflow")
     p.add_argument("--run-name", help="MLflow run name")
@@ -93,6 +103,7 @@ def load_questions(args: argparse.Namespace) -> tuple[str, list[Document], list[
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    gates = gate_overrides(args.gate)  # a bad --gate is one line before anything is loaded
     name, docs, questions = load_questions(args)
     questions = stratified_sample(questions, args.max_questions, args.seed)
     settings = settings_from(args)
@@ -110,9 +121,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                   f"{len(questions)} questions; program {args.program}; LM {settings.lm}")
     overrides = {"verify_premises": False} if args.no_premises else {}
     program = build_program(settings, program_path=program_path, **overrides)
+    if gates:  # after a compiled program's own gates are loaded: what the user sets wins
+        program.gates.load_state(gates)
     label = "baseline" if args.program == "baseline" else "compiled"
     params = {"lm": settings.lm, "program": str(args.program), "dataset": name, "verify_premises": not args.no_premises,
-              "split": args.split, "engine": args.engine}
+              "split": args.split, "engine": args.engine, **{f"gate.{k}": v for k, v in gates.items()}}
     with evaluation_run(tracking, name, args.run_name or f"evaluate-{label}", params, questions, label,
                         args.split) as logged:  # the run spans the evaluation; a trace per question
         result = evaluate(logged.wrap(program), questions, threads=args.threads, progress=not args.quiet,
