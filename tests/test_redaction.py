@@ -89,7 +89,8 @@ def test_ask_prints_no_corpus_escapes_and_no_secrets(home, tmp_path, monkeypatch
             assert "Ilse Varga" in out and "Lighthouse Keepers" in out
     failing = faults([RuntimeError("POST http://user:hunter22@llm.local/v1?api_key=k-999 failed")])
     monkeypatch.setattr(app, "build_lm", lambda settings, **kw: ScriptedLM(failing))
-    assert main(["ask", question, "--home", str(home), "--no-premises", "--no-mlflow", "--json"]) == 3
+    assert main(["ask", question, "--home", str(home), "--no-premises", "--no-mlflow", "--json",
+                 "--gate", "extractive_first=1"]) == 3  # the LM is asked first, and fails
     out, err = capsys.readouterr()
     assert "hunter22" not in out + err and "k-999" not in out + err and "LM_ERROR" in out
 

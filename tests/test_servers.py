@@ -533,7 +533,9 @@ def served(tmp_path_factory: pytest.TempPathFactory, models: Path) -> Iterator[s
     home = root / "home"
     link_model(models, home)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GROUNDQA_") and k != "MLFLOW_TRACKING_URI"}
-    server = Server("groundqa-serve", [str(BIN / "groundqa"), "serve", "--port", "0", "--home", str(home)], root)
+    # the LM is asked first (--gate extractive_first=1): these tests are about its stream, calls and disconnects
+    server = Server("groundqa-serve", [str(BIN / "groundqa"), "serve", "--port", "0", "--home", str(home),
+                                       "--gate", "extractive_first=1"], root)
     server.env = {**env, "GROUNDQA_API_TOKEN": TOKEN}  # not the test's GROUNDQA_* or tracking settings
     match = server.start(announce=r"serving on (http://127\.0\.0\.1:\d+)", timeout=180)
     assert match is not None

@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from groundqa.app import build_program, configure_lm
-from groundqa.cli.common import EXIT_USAGE, print_error, program_source, settings_from, terminal
+from groundqa.cli.common import (
+    EXIT_USAGE,
+    add_gate_argument,
+    gate_overrides,
+    print_error,
+    program_source,
+    settings_from,
+    terminal,
+)
 from groundqa.exit_codes import exit_code_for
 from groundqa.ingest import ensure_corpus
 from groundqa.programs.grounded_qa import check_question
@@ -31,6 +39,7 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
     p.add_argument("--stream", action="store_true", help="show events live (with --json: one JSON object a line)")
     p.add_argument("--format", choices=["auto", "prose", "bullets", "table", "steps"], default=None)
     p.add_argument("--no-premises", action="store_true", help="skip premise verification")
+    add_gate_argument(p)
     p.add_argument("--program", help="a compiled program: program.json, its folder, or a logged model "
                                      "(models:/NAME/VERSION, runs:/RUN_ID/program)")
     p.add_argument("--save-trace", type=Path, help="write the run's trace (.json or .yaml)")
@@ -74,6 +83,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             message += ': ask a question, e.g. groundqa ask "Who designed the harbor lights?"'
         print_error(message)
         return EXIT_USAGE
+    gates = gate_overrides(args.gate)
     settings, program_path = program_source(settings_from(args), args.program, keep_collection=bool(args.collection))
     replay = Trace.load(args.replay) if args.replay else None
     configure_lm(settings, replay=replay)
@@ -83,6 +93,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.no_premises:
         overrides["verify_premises"] = False
     program = build_program(settings, program_path=program_path, **overrides)
+    if gates:  # after a compiled program's own gates: what the user sets wins
+        program.gates.load_state(gates)
     tracer = command_tracer(settings, "ask", label=str(args.program or "baseline"), enabled=not args.no_mlflow)
     if tracer.reason:
         print(f"groundqa: MLflow: {terminal(tracer.reason)}; the question is not traced", file=sys.stderr)

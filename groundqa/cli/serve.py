@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from groundqa.cli.common import CLIError, program_source, settings_from
+from groundqa.cli.common import CLIError, add_gate_argument, gate_overrides, program_source, settings_from
 
 TOKEN_ENV = "GROUNDQA_API_TOKEN"
 
@@ -31,6 +31,7 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
     p.add_argument("--program", help="a compiled program: program.json, its folder, or a logged model "
                                      "(models:/NAME/VERSION, runs:/RUN_ID/program)")
     p.add_argument("--no-premises", action="store_true", help="skip premise verification")
+    add_gate_argument(p)
     p.add_argument("--no-mlflow", action="store_true", help="do not trace questions to MLflow")
     p.add_argument("--max-concurrency", type=int, default=32,
                    help="questions answered at once (default 32); more wait for a free slot")
@@ -62,6 +63,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CLIError("--token is empty")
     if args.max_concurrency < 1:
         raise CLIError("--max-concurrency must be at least 1")
+    gates = gate_overrides(args.gate)
     if not _is_loopback(args.host) and token is None:
         print(f"groundqa: warning: serving on {args.host} without a token: anyone who can reach it can ask "
               f"(set {TOKEN_ENV})", file=sys.stderr)
@@ -77,6 +79,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "groundqa: the collection is empty; ingesting the bundled demo corpus", file=sys.stderr))
         overrides: dict[str, Any] = {"verify_premises": False} if args.no_premises else {}
         program = build_program(settings, program_path=program_path, **overrides)
+        if gates:  # after a compiled program's own gates: what the user sets wins
+            program.gates.load_state(gates)
         tracer = command_tracer(settings, "api", label=str(args.program or "baseline"), enabled=not args.no_mlflow)
         if tracer.reason:
             print(f"groundqa: MLflow: {tracer.reason}; questions are not traced", file=sys.stderr)
