@@ -15,7 +15,13 @@ from groundqa.datasets.examples import to_example
 from groundqa.experiment_data import stratified_sample
 from groundqa.lm.scripted import ScriptedLM
 from groundqa.metrics.composite import make_grounding_metric
-from groundqa.optimizers.calibrate import ABSTENTION_GATES, SIZE_GATES, CalibrateGates, stratified_split
+from groundqa.optimizers.calibrate import (
+    ABSTENTION_GATES,
+    SIZE_GATES,
+    CalibrateGates,
+    CalibrationReport,
+    stratified_split,
+)
 from groundqa.programs.gates import Gates
 from groundqa.programs.grounded_qa import GroundedQA, QAConfig
 from groundqa.programs.retriever import Retriever
@@ -59,7 +65,7 @@ def test_never_worse_than_the_starting_gates_on_the_check_set(store, trainset):
     assert report.trials[0].gates == report.start  # trial 0 is the starting point
     assert report.fit_best >= report.fit_start
     if report.kept == "calibrated":
-        assert report.check_best > report.check_start
+        assert report.check_best >= report.check_start + 0.01  # min_gain
         assert compiled.gates.model_dump() == report.best != report.start
     else:
         assert compiled.gates.model_dump() == report.start
@@ -100,6 +106,22 @@ def test_a_winner_that_only_ties_on_the_check_set_is_not_kept(store, trainset):
     assert report.check_best == report.check_start  # ... that check cannot tell from the start
     assert report.kept == "defaults" and compiled.gates.model_dump() == report.start
     assert any("no better than" in r for r in report.reasons)
+
+
+def test_a_winner_must_beat_the_check_set_by_min_gain():
+    class Program:
+        gates = Gates()
+
+    said: list[str] = []
+    report = CalibrationReport(kept="defaults")
+    optimizer = CalibrateGates(metric=lambda e, p: 0.0, min_gain=0.05, say=said.append)
+    scores = iter([0.50, 0.54])  # the starting gates, then the winner, on the check set
+    optimizer.score = lambda program, examples: next(scores)  # type: ignore[method-assign]
+    start, best = Gates().model_dump(), {**Gates().model_dump(), "evidence_floor": 0.5}
+    program = Program()
+    optimizer._decide(program, start, best, [object()], report)  # type: ignore[arg-type, list-item]
+    assert report.kept == "defaults" and program.gates.evidence_floor == start["evidence_floor"]
+    assert "less than 0.05 above" in report.reasons[-1]
 
 
 def test_too_small_a_trainset_keeps_the_gates_and_says_so(store, trainset):

@@ -19,9 +19,10 @@ and the embedder. This optimizer fits them on the user's own train split:
 4. prefer parsimony: among the trials within ``tolerance`` of the best fit score, the one that moves the
    fewest gates (then the best-scoring) is the winner, since a gate moved to gain a question or two of
    *fit* is how a calibration overfits;
-5. score the winner and the current gates on *check*; keep the winner only if it beats them there,
-   else keep the current gates: never something worse than the defaults on check, and no change that
-   check cannot tell from them (a tie on check is a gate moved for the fit set alone).
+5. score the winner and the current gates on *check*; keep the winner only if it beats them there by at
+   least ``min_gain`` (0.01), else keep the current gates: never something worse than the defaults on
+   check, and no change that check cannot tell from them (a tie, or a gain of a fraction of one question,
+   is a gate moved for the fit set alone).
 
 What it cannot do is said, not hidden: a trainset too small to calibrate keeps the gates; a
 trainset (or check set) with no should-abstain question cannot calibrate abstention, so the gates
@@ -159,11 +160,14 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
     def __init__(self, metric: Callable[..., Any], n_trials: int = 60, seed: int = 0, check_share: float = 1 / 3,
                  min_train: int = MIN_TRAIN, gates: Sequence[str] | None = None, sizes: bool = False,
                  on_trial: Callable[[Trial], None] | None = None, say: Callable[[str], None] | None = None,
-                 progress: bool = True, tolerance: float = 0.01) -> None:
+                 progress: bool = True, tolerance: float = 0.01, min_gain: float = 0.01) -> None:
         super().__init__()
         self.metric = metric
         self.tolerance = tolerance
         """Fit-score margin within which the trial that moves the fewest gates beats the best one."""
+        self.min_gain = min_gain
+        """How much the winner must beat the current gates by on the check set to be kept (a smaller gain is
+        noise on a check set of tens of questions)."""
         self.n_trials = n_trials
         self.seed = seed
         self.check_share = check_share
@@ -324,8 +328,10 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
             report.check_start = self.score(program, check)
             program.gates.load_state(best)
             report.check_best = self.score(program, check)
-            if report.check_best <= report.check_start + 1e-9:
-                relation = "below" if report.check_best < report.check_start - 1e-9 else "no better than"
+            if report.check_best < report.check_start + max(self.min_gain, 1e-9):
+                relation = ("below" if report.check_best < report.check_start - 1e-9 else
+                            "no better than" if report.check_best <= report.check_start + 1e-9 else
+                            f"less than {self.min_gain} above")
                 report.reasons.append(f"the best trial scored {report.check_best:.3f} on the check set, {relation} the "
                                       f"current gates' {report.check_start:.3f}: the current gates are kept")
                 program.gates.load_state(start)
