@@ -42,7 +42,7 @@ from .answerability import asked
 from .bridging import Bridge, find_bridge
 from .citations import analyse, render
 from .context import NumberedContext, build_context, merge_passages
-from .extractive import extractive_answer
+from .extractive import Extraction, extractive_answer
 from .formats import detect_format
 from .gates import GATE_NAMES, Gates
 from .planning import heuristic_subqueries
@@ -269,8 +269,15 @@ class GroundedQA(dspy.Module):
     def _synthesize(self, question: str, result: GroundedResult, context: NumberedContext, state: RunState,
                     bridge: Bridge | None = None, citable: set[int] | None = None) -> None:
         cfg, gates = self.config, self.gates
-        if gates.extractive_first < 1.0 and self._extractive_first(question, result, context, state, bridge, citable):
-            return
+        found = None  # the extractive answer, once computed: the fallbacks below reuse it
+        if gates.extractive_first < 1.0 and asked(question).kind != "yes_no":  # polar answers need the judge
+            found = self._extract(question, context, bridge, citable)
+            scores = [c.score for c in found.chosen]
+            if (scores and min(scores) >= gates.extractive_first
+                    and self._confidence(found.answer, context, scores)[1] >= gates.min_confidence):
+                state.note(f"answered from the passages without the LM: the extractive answer scores "
+                           f"{min(scores):.2f} >= {gates.extractive_first}")
+                return self._finish(result, found.answer, context, scores, mode="extractive")
         texts = [p.text for p in context.passages]
         titles = [p.title for p in context.passages]
         try:
@@ -281,7 +288,7 @@ class GroundedQA(dspy.Module):
             result.violations = _violation_counts(failure)
             state.note(f"the LM did not meet the citation contract in {cfg.max_attempts} attempt(s)")
             if cfg.fallback == "extractive":
-                return self._extractive(question, result, context, bridge, citable)
+                return self._extractive(question, result, context, bridge, citable, found)
             if all(a.outcome == "error" or {v.key for v in a.violations} <= GENERATION_FAILURES
                    for a in failure.attempts):
                 raise state.stop(ExitReason.LM_GENERATION_FAILURE,
@@ -299,7 +306,7 @@ class GroundedQA(dspy.Module):
             state.note(f"the generated answer does not contain what the question asks for "
                        f"(answerability {pred.answerability:.2f} < {gates.answerability})")
             if cfg.fallback == "extractive":
-                return self._extractive(question, result, context, bridge, citable)
+                return self._extractive(question, result, context, bridge, citable, found)
             return self._abstain(result, AbstainReason.NOT_ANSWERED, "the answer does not contain what was asked")
         weak = {s.index for s in pred.support if not s.supported}
         if citable is not None:  # a sentence resting only on passages below the evidence floor is not kept
@@ -313,34 +320,21 @@ class GroundedQA(dspy.Module):
         if not any(c.factual and c.index in keep for c in checks):
             if cfg.fallback == "extractive":
                 state.note("no supported sentence left; falling back to an extractive answer")
-                return self._extractive(question, result, context, bridge, citable)
+                return self._extractive(question, result, context, bridge, citable, found)
             return self._abstain(result, AbstainReason.CONTRACT_FAILED, "no supported sentence left")
         answer = render(checks, keep)
         supported = [s.confidence for s in pred.support if s.index in keep]
         self._finish(result, answer, context, supported, mode="generated")
 
-    def _extractive_first(self, question: str, result: GroundedResult, context: NumberedContext, state: RunState,
-                          bridge: Bridge | None, citable: set[int] | None) -> bool:
-        """Answer from the passages without the LM when the extractive answer scores at least
-        ``gates.extractive_first`` (every quoted sentence); ``False`` leaves the question to the LM."""
+    def _extract(self, question: str, context: NumberedContext, bridge: Bridge | None,
+                 citable: set[int] | None) -> Extraction:
         gates = self.gates
-        if asked(question).kind == "yes_no":  # polar answers need the support judge's yes or no
-            return False
-        found = extractive_answer(question, context, floor=gates.answer_floor, answerability=gates.answerability,
-                                  bridge=bridge, citable=citable, conflict_coverage=gates.contradiction)
-        scores = [c.score for c in found.chosen]
-        if not scores or min(scores) < gates.extractive_first:
-            return False
-        self._finish(result, found.answer, context, scores, mode="extractive")
-        if result.abstained:  # below the confidence gate: the LM gets its chance after all
-            result.abstained, result.abstain_reason, result.abstain_message, result.confidence = False, None, "", 0.0
-            return False
-        state.note(f"answered from the passages without the LM: the extractive answer scores {min(scores):.2f} "
-                   f">= {gates.extractive_first}")
-        return True
+        return extractive_answer(question, context, floor=gates.answer_floor, answerability=gates.answerability,
+                                 bridge=bridge, citable=citable, conflict_coverage=gates.contradiction)
 
     def _extractive(self, question: str, result: GroundedResult, context: NumberedContext,
-                    bridge: Bridge | None = None, citable: set[int] | None = None) -> None:
+                    bridge: Bridge | None = None, citable: set[int] | None = None,
+                    found: Extraction | None = None) -> None:
         gates = self.gates
         if asked(question).kind == "yes_no":
             polar = polar_answer(question, context, get_judge(self.config.support_judge), gates.support_threshold,
@@ -349,8 +343,7 @@ class GroundedQA(dspy.Module):
                 return self._abstain(result, AbstainReason.NOT_ANSWERED,
                                      "no passage says yes or no to what the question asks")
             return self._finish(result, polar.text, context, [polar.support], mode="extractive")
-        found = extractive_answer(question, context, floor=gates.answer_floor, answerability=gates.answerability,
-                                  bridge=bridge, citable=citable, conflict_coverage=gates.contradiction)
+        found = found if found is not None else self._extract(question, context, bridge, citable)
         if found.chosen:
             return self._finish(result, found.answer, context, [c.score for c in found.chosen], mode="extractive")
         if found.shortfall is not None:
@@ -360,13 +353,19 @@ class GroundedQA(dspy.Module):
         return self._abstain(result, AbstainReason.LOW_CONFIDENCE,
                              "no passage sentence is close enough to the question for an extractive answer")
 
-    def _finish(self, result: GroundedResult, answer: str, context: NumberedContext, support: list[float],
-                mode: Literal["generated", "extractive"]) -> None:
+    @staticmethod
+    def _confidence(answer: str, context: NumberedContext, support: list[float]) -> tuple[list[int], float]:
+        """(the passage numbers ``answer`` cites, its confidence by the documented formula)."""
         numbers = list(dict.fromkeys(n for n in citation_numbers(answer) if 1 <= n <= context.size))
         cited = [context.passages[n - 1] for n in numbers]
         s = sum(support) / len(support) if support else 0.0
         r = sum(p.score for p in cited) / len(cited) if cited else 0.0
-        result.confidence = round(max(0.0, min(1.0, 0.6 * s + 0.4 * r)), 4)
+        return numbers, round(max(0.0, min(1.0, 0.6 * s + 0.4 * r)), 4)
+
+    def _finish(self, result: GroundedResult, answer: str, context: NumberedContext, support: list[float],
+                mode: Literal["generated", "extractive"]) -> None:
+        numbers, result.confidence = self._confidence(answer, context, support)
+        cited = [context.passages[n - 1] for n in numbers]
         if result.confidence < self.gates.min_confidence:
             return self._abstain(result, AbstainReason.LOW_CONFIDENCE,
                                  f"confidence {result.confidence:.2f} is below {self.gates.min_confidence}")

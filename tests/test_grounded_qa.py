@@ -60,6 +60,11 @@ def test_the_embedded_default_answers_from_a_close_sentence_without_the_lm(store
     assert any("without the LM" in note for note in result.notes)
     strict, lm = program(store, extractive_first=0.99)  # no sentence scores that high: the LM is asked
     assert strict.run("Who designed the harbor lights of Port Vessany?").mode == "generated" and lm.calls == 1
+    # a close sentence whose answer would fall below the confidence gate is not given without the LM either
+    unsure, lm = program(store, extractive_first=0.4, min_confidence=0.99)
+    result = unsure.run("Who designed the harbor lights of Port Vessany?")
+    assert lm.calls == 1 and result.abstained and result.abstain_reason == AbstainReason.LOW_CONFIDENCE
+    assert not any("without the LM" in note for note in result.notes)
 
 
 SILENT = (AbstainReason.PREMISE_UNSUPPORTED, AbstainReason.TOO_FEW_SOURCES)
