@@ -13,6 +13,8 @@ reads the ranges from here, so a new gate is searchable the moment it is declare
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from dspy.predict.parameter import Parameter
@@ -63,6 +65,17 @@ class Gates(BaseModel, Parameter):
         for name in type(self).model_fields:
             object.__setattr__(self, name, getattr(values, name))
         return self
+
+    @contextlib.contextmanager
+    def overridden(self, **values: Any) -> Iterator[Gates]:
+        """These gate values for the duration of the block, then the previous ones again (validated as in
+        :meth:`load_state`): e.g. ``extractive_first=1.0`` to have the LM asked about every question."""
+        saved = self.model_dump()
+        self.load_state(values)
+        try:
+            yield self
+        finally:
+            self.load_state(saved)
 
     def reset(self) -> None:
         """Optimizers call ``reset`` on a fresh copy; gates keep their values (they are not demos)."""

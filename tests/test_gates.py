@@ -39,6 +39,17 @@ def test_gates_are_a_parameter_not_a_predictor():
     assert qa.gates is qa.config.gates and qa.gates.max_passages == 3  # the embedded default
 
 
+def test_overridden_gates_come_back_after_the_block_even_on_an_error():
+    gates = Gates(evidence_floor=0.4)
+    with pytest.raises(RuntimeError), gates.overridden(extractive_first=1.0, evidence_floor=0.2) as inside:
+        assert inside is gates and gates.extractive_first == 1.0 and gates.evidence_floor == 0.2
+        raise RuntimeError("interrupted")
+    assert gates.model_dump() == Gates(evidence_floor=0.4).model_dump()
+    with pytest.raises(ValueError), gates.overridden(k=0):  # validated: nothing changes on a bad value
+        pass
+    assert gates.k == Gates().k
+
+
 def test_flat_gate_names_land_in_gates_and_bad_values_are_refused():
     config = QAConfig(evidence_floor=0.45, k=6, verify_premises=False)
     assert config.gates.evidence_floor == 0.45 and config.gates.k == 6 and not config.verify_premises

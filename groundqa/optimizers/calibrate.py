@@ -257,14 +257,9 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
         the extractive answer falls short, and the floors decide that: so the LM is first asked about every
         fit question (``extractive_first`` = 1), and no trial that moves a floor pays an LM call."""
         gates: Gates = program.gates  # type: ignore[assignment]
-        saved = gates.extractive_first
-        if saved >= 1.0:
-            return
-        gates.extractive_first = 1.0
-        try:
-            self.score(program, fit)
-        finally:
-            gates.extractive_first = saved
+        if gates.extractive_first < 1.0:
+            with gates.overridden(extractive_first=1.0):
+                self.score(program, fit)
 
     def _search(self, program: dspy.Module, fit: list[dspy.Example], names: list[str], start: dict[str, Any],
                 report: CalibrationReport) -> tuple[float, dict[str, Any]]:

@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -43,6 +43,7 @@ from pydantic import BaseModel, Field
 from groundqa.config import Settings
 from groundqa.datasets.loaders import Document, Question
 from groundqa.programs.extractive_teacher import GoldLabel, GoldTeacherLM, question_key
+from groundqa.programs.gates import Gates
 from groundqa.signatures.qa import NOT_IN_SOURCES, CitedAnswer
 
 if TYPE_CHECKING:
@@ -235,24 +236,12 @@ def collect_records(program: dspy.Module, examples: Sequence[dspy.Example], sour
     adapter = dspy.ChatAdapter(use_json_adapter_fallback=False)  # what the embedded LM is driven with
     targets = cited_answer_predictors(program)
     out = Collection(source=source, questions=len(examples))
-    with _lm_first(program):
+    # every question that gets past the gates prompts the LM while data is collected (a program that answers
+    # from the passages first, gates.extractive_first < 1, would leave those prompts out of the data)
+    gates = getattr(program, "gates", None)
+    with gates.overridden(extractive_first=1.0) if isinstance(gates, Gates) else contextlib.nullcontext():
         _collect(program, examples, source, teacher, adapter, targets, conflicts, out, progress, every)
     return out
-
-
-@contextlib.contextmanager
-def _lm_first(program: dspy.Module) -> Iterator[None]:
-    """Every question that gets past the gates prompts the LM while data is collected (a program that answers
-    from the passages first, ``gates.extractive_first < 1``, would leave those prompts out of the data)."""
-    gates = getattr(program, "gates", None)
-    saved = getattr(gates, "extractive_first", None)
-    if saved is not None:
-        gates.extractive_first = 1.0  # type: ignore[union-attr]
-    try:
-        yield
-    finally:
-        if saved is not None:
-            gates.extractive_first = saved  # type: ignore[union-attr]
 
 
 def _collect(program: dspy.Module, examples: Sequence[dspy.Example], source: str, teacher: GoldTeacherLM,
@@ -451,8 +440,7 @@ def training_program(store: CorpusStore, k: int = _DEFAULTS.k) -> GroundedQA:
     from groundqa.programs.grounded_qa import GroundedQA, QAConfig
     from groundqa.programs.retriever import Retriever
 
-    # extractive_first=1.0: every question that gets past the gates prompts the LM, and those prompts are the data
-    return GroundedQA(Retriever(store, k=k), QAConfig.for_lm("embedded", k=k, extractive_first=1.0))
+    return GroundedQA(Retriever(store, k=k), QAConfig.for_lm("embedded", k=k))
 
 
 def program_description(program: GroundedQA) -> dict[str, Any]:
