@@ -68,9 +68,10 @@ def program_settings(settings: Settings, program: str | Path | None) -> Settings
 
 
 def build_program(settings: Settings, store: CorpusStore | None = None, program_path: str | Path | None = None,
-                  **config_overrides: Any) -> Any:
+                  gates: dict[str, Any] | None = None, **config_overrides: Any) -> Any:
     """A GroundedQA over the configured store; compiled state loaded from ``program_path`` if given (a
-    ``program.json`` or its folder)."""
+    ``program.json`` or its folder); then ``gates`` (``--gate``) set on top, so what the user sets wins over
+    the compiled program's own gates."""
     from groundqa.programs.grounded_qa import GroundedQA, QAConfig
     from groundqa.programs.retriever import Retriever
 
@@ -82,4 +83,6 @@ def build_program(settings: Settings, store: CorpusStore | None = None, program_
         from groundqa.programs.persistence import load_program
 
         load_program(program, program_path)
+    if gates:
+        program.gates.load_state(gates)
     return program

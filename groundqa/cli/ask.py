@@ -92,9 +92,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     overrides: dict[str, Any] = {}
     if args.no_premises:
         overrides["verify_premises"] = False
-    program = build_program(settings, program_path=program_path, **overrides)
-    if gates:  # after a compiled program's own gates: what the user sets wins
-        program.gates.load_state(gates)
+    program = build_program(settings, program_path=program_path, gates=gates, **overrides)
     tracer = command_tracer(settings, "ask", label=str(args.program or "baseline"), enabled=not args.no_mlflow)
     if tracer.reason:
         print(f"groundqa: MLflow: {terminal(tracer.reason)}; the question is not traced", file=sys.stderr)

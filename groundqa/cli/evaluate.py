@@ -120,9 +120,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     console.print(f"{name}: {len(docs)} documents ({report.chunks_total} chunks in '{settings.collection}'), "
                   f"{len(questions)} questions; program {args.program}; LM {settings.lm}")
     overrides = {"verify_premises": False} if args.no_premises else {}
-    program = build_program(settings, program_path=program_path, **overrides)
-    if gates:  # after a compiled program's own gates are loaded: what the user sets wins
-        program.gates.load_state(gates)
+    program = build_program(settings, program_path=program_path, gates=gates, **overrides)
     label = "baseline" if args.program == "baseline" else "compiled"
     params = {"lm": settings.lm, "program": str(args.program), "dataset": name, "verify_premises": not args.no_premises,
               "split": args.split, "engine": args.engine, **{f"gate.{k}": v for k, v in gates.items()}}

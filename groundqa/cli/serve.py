@@ -78,9 +78,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ensure_corpus(settings, before_ingesting=lambda: print(
             "groundqa: the collection is empty; ingesting the bundled demo corpus", file=sys.stderr))
         overrides: dict[str, Any] = {"verify_premises": False} if args.no_premises else {}
-        program = build_program(settings, program_path=program_path, **overrides)
-        if gates:  # after a compiled program's own gates: what the user sets wins
-            program.gates.load_state(gates)
+        program = build_program(settings, program_path=program_path, gates=gates, **overrides)
         tracer = command_tracer(settings, "api", label=str(args.program or "baseline"), enabled=not args.no_mlflow)
         if tracer.reason:
             print(f"groundqa: MLflow: {tracer.reason}; questions are not traced", file=sys.stderr)
