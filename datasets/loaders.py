@@ -128,7 +128,8 @@ class LoadReport(Generic[T]):
         self.errors.extend(other.errors)
 
 
-def _describe(exc: ValidationError) -> str:
+def validation_summary(exc: ValidationError) -> str:
+    """A pydantic error as one line: ``field: message; ...``."""
     return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
 
 
@@ -184,7 +185,7 @@ def load_jsonl(path: str | Path, model: type[T]) -> LoadReport[T]:
         try:
             item = model.model_validate(record)
         except ValidationError as exc:
-            report.errors.append(LoadError(str(path), number, _describe(exc)))
+            report.errors.append(LoadError(str(path), number, validation_summary(exc)))
             continue
         key = getattr(item, "id", None)
         if key is not None and key in seen:

@@ -10,7 +10,6 @@ from typing import Any
 
 from groundqa.cli.common import CLIError, progress_bar, settings_from
 from groundqa.compile import OPTIMIZERS, CompileOptions, CompileOutcome, compile_program, optimizer_steps
-from groundqa.optimizers.finetune import DEFAULT_REFUSAL_SHARE
 from groundqa.tracking.chart import plot_comparison
 from groundqa.tracking.comparison import build_comparison
 from groundqa.tracking.runs import find_experiments, open_client, select_runs
@@ -31,9 +30,11 @@ def _compile_args(p: argparse.ArgumentParser, defaults: dict[str, Any]) -> None:
                    help="finetune: passes over the training examples")
     p.add_argument("--finetune-steps", type=int, default=defaults.get("finetune_steps"),
                    help="finetune: optimizer steps instead of epochs")
-    p.add_argument("--finetune-lr", type=float, default=2e-4, help="finetune: the LoRA's learning rate")
-    p.add_argument("--finetune-rank", type=int, default=16, help="finetune: the LoRA's rank")
-    p.add_argument("--finetune-refusal-share", type=float, default=DEFAULT_REFUSAL_SHARE,
+    fields = CompileOptions.model_fields  # one home for the defaults
+    p.add_argument("--finetune-lr", type=float, default=fields["finetune_lr"].default,
+                   help="finetune: the LoRA's learning rate")
+    p.add_argument("--finetune-rank", type=int, default=fields["finetune_rank"].default, help="finetune: the LoRA's rank")
+    p.add_argument("--finetune-refusal-share", type=float, default=fields["finetune_refusal_share"].default,
                    help="finetune: at most this share of the examples are NOT IN SOURCES refusals")
     p.add_argument("--dataset", default="bundled", help="'bundled', 'squad[:PATH]' or a questions JSONL (with --corpus)")
     p.add_argument("--corpus", help="corpus JSONL or folder (for a questions JSONL dataset)")

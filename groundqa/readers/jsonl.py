@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from groundqa.datasets.loaders import Document, LoadError
+from groundqa.datasets.loaders import Document, LoadError, validation_summary
 
 _BLOCK = 1 << 20
 
@@ -63,7 +63,7 @@ class JsonlStream:
                     try:
                         return Document.model_validate(record)
                     except ValidationError as exc:
-                        problem = _describe(exc)
+                        problem = validation_summary(exc)
         self.errors.append(LoadError(str(self.path), number, problem))
         return None
 
@@ -78,10 +78,6 @@ def _problem(number: int, raw: bytes) -> str | None:
     except UnicodeDecodeError as exc:
         return f"not UTF-8 (byte {exc.start + 1} of the line: {exc.reason})"
     return None
-
-
-def _describe(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
 
 
 def count_lines(path: Path) -> int:

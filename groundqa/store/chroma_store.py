@@ -443,13 +443,14 @@ class CorpusStore:
                        progress: Callable[[int, int], None] | None) -> None:
         """Embed (one call per batch) and upsert the new chunks, in order."""
         stages = report.stage_seconds
+        bulk = {"bulk": True} if _takes_bulk(self.embedder) else {}
         done = 0
         for start in range(0, len(pending), _UPSERT_BATCH):
             batch = pending[start : start + _UPSERT_BATCH]
             texts = [embedding_text(doc, c) for c, doc, _ in batch]
             before = dict(getattr(self.embedder, "stats", {}) or {})
             with _timed(stages, "embed"):
-                vectors = self.embedder.embed(texts, bulk=True) if _takes_bulk(self.embedder) else self.embedder.embed(texts)
+                vectors = self.embedder.embed(texts, **bulk)
             cache_s = float((getattr(self.embedder, "stats", {}) or {}).get("cache_s", 0.0)) - float(before.get("cache_s", 0.0))
             if cache_s > 0:  # the embedding cache's share of the embedding step
                 stages["embed"] -= cache_s

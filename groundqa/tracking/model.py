@@ -171,12 +171,18 @@ def check_store(settings: Settings, recorded: dict[str, Any] | None = None) -> A
     return store
 
 
+def _write_state(state: dict[str, Any], folder: Path) -> Path:
+    """A program's state as ``folder/program.json`` (what :func:`~groundqa.programs.persistence.load_program`
+    reads, with all its checks)."""
+    path = folder / "program.json"
+    path.write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
 @contextlib.contextmanager
 def _state_file(state: dict[str, Any]) -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="groundqa-program-") as tmp:
-        path = Path(tmp) / "program.json"
-        path.write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
-        yield path
+        yield _write_state(state, Path(tmp))
 
 
 def model_signature() -> Any:
@@ -251,12 +257,6 @@ class FetchedProgram:
     state: dict[str, Any]
     settings: dict[str, Any] | None = None
 
-    @contextlib.contextmanager
-    def program_file(self) -> Iterator[Path]:
-        """The state as a ``program.json`` for :func:`groundqa.programs.persistence.load_program`."""
-        with _state_file(self.state) as path:
-            yield path
-
 
 _FETCHED: dict[tuple[str, str], FetchedProgram] = {}
 _FETCH_LOCK = threading.Lock()
@@ -276,8 +276,7 @@ def logged_program(ref: str, settings: Settings, keep_collection: bool = False) 
     fetched = fetch_program(ref, settings)
     folder = Path(tempfile.mkdtemp(prefix="groundqa-program-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    path = folder / "program.json"
-    path.write_text(json.dumps(fetched.state, ensure_ascii=False), encoding="utf-8")
+    path = _write_state(fetched.state, folder)
     collection = (fetched.settings or {}).get("collection")
     if collection and not keep_collection and collection != settings.collection:
         settings = settings.model_copy(update={"collection": collection})
