@@ -152,6 +152,11 @@ class Asked:
     weights: tuple[float, ...] = ()
     """Weight of each attribute term: 1 in the main clause, 0.5 for the slot's noun and in a relative
     clause, 0.3 in a trailing one."""
+    named: tuple[tuple[str, ...], ...] = ()
+    """The name the asked relation is about when the question puts it right after its auxiliary ("When did
+    *Henrik Voss* compose the suite?"), as its word stems: the answer must be about it, not about a
+    namesake or another holder of the same relation. A name in a description ("the composer of the *Tide
+    Suite*", "the storms *Sinead Ardley* painted") is not required: the answer is a hop away from it."""
 
     @property
     def required(self) -> frozenset[str]:
@@ -188,7 +193,21 @@ def asked(question: str) -> Asked:
         weight = 0.5 if token == slot else 1.0 if token in main else 0.5 if token in embedded else 0.3
         terms[term] = max(terms.get(term, 0.0), weight)
     order = sorted(terms, key=lambda t: (question.lower().find(t[:4]) % 10_000))
-    return Asked(question, kind, tuple(order), frozenset(name_tokens), tuple(terms[t] for t in order))
+    return Asked(question, kind, tuple(order), frozenset(name_tokens), tuple(terms[t] for t in order),
+                 _subject_name(question, feats.names))
+
+
+_SUBJECT = re.compile(rf"^(?:\w+ ){{0,4}}?(?i:when|where|why|how|what|which|who|whom)\b(?: \w+){{0,4}}? {_AUX} "
+                      r"((?:[A-Z][\w-]*)(?: (?:of |de |van |the )?[A-Z][\w-]*)*)(?!'s)\b(?! ?')")
+
+
+def _subject_name(question: str, names: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
+    """The question's name right after its auxiliary ("When did *Henrik Voss* compose ..."), if any."""
+    match = _SUBJECT.match(question.strip())
+    if not match:
+        return ()
+    words = {stem(w) for w in re.findall(r"[^\W_]+", match.group(1))}
+    return tuple(name for name in names if name and set(name) <= words)
 
 
 _SLOT_NOUN = re.compile(rf"^(?:\w+ )?(?i:which|what|how many|how much) (?:[a-z]+ )?([a-z]+) (?:{_AUX}|[a-z]+(?:ed|s))\b")
@@ -272,18 +291,37 @@ def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "
     return found[1] if found is not None else None
 
 
-def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6) -> Answerability:
+def unnamed(what: Asked, text: str) -> list[str]:
+    """The subject names of ``what`` that ``text`` does not hold, every word of them (yes/no: none)."""
+    if what.kind == "yes_no" or not what.named:
+        return []
+    feats = features(text)
+    return [" ".join(name) for name in what.named if not all(feats.covers(word) for word in name)]
+
+
+def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6, about: str = "") -> Answerability:
     """Score ``answer`` (citation marks ignored; ``title`` is its passage's title) against ``what``: 0 when
-    it lacks the asked type or swaps a word of the question (:func:`substitution`, from
-    ``conflict_coverage`` of the question's other words on)."""
+    it lacks the asked type, swaps a word of the question (:func:`substitution`, from
+    ``conflict_coverage`` of the question's other words on), or is not about every name the question pins
+    (in the answer, the ``title`` or ``about``, its passage's opening sentence: "When did *Henrik* Voss
+    compose the suite?" is not answered by "Greta Voss is a composer")."""
     text = strip_citations(answer)
     feats = features(f"{title}. {text}" if title else text)
     missing = tuple(t for t in what.attribute if not _term_present(t, feats.content, feats.prefixes))
     swapped = substitution(what, text, conflict_coverage, title)
     if swapped is not None:
         missing = (*missing, f"the sentence {swapped}")
+    # the title and the sentence before only help read it: a sentence that says nothing of what was asked
+    # ("Her brother is a cartographer" after "She teaches a summer course") does not answer it
+    own = features(text)
+    silent = bool(what.attribute) and not any(_term_present(t, own.content, own.prefixes) for t in what.attribute)
+    if silent:
+        missing = (*missing, "the sentence itself says nothing of it")
+    elsewhere = unnamed(what, f"{title}. {about}. {text}")
+    missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
-    has_type = _has_type(what.kind, text, what.names) and not what.required & set(missing) and swapped is None
+    has_type = (_has_type(what.kind, text, what.names) and not what.required & set(missing) and swapped is None
+                and not elsewhere and not silent)
     weights = dict(zip(what.attribute, what.weights or (1.0,) * len(what.attribute), strict=True))
     total = sum(weights.values())
     coverage = 1.0 - sum(weights.get(t, 0.0) for t in missing) / total if total else 1.0
@@ -296,4 +334,4 @@ def states_negation(what: Asked, sentence: str) -> bool:
     return bool(feats.negated or (NEGATIONS & set(sentence.lower().split())))
 
 
-__all__ = ["Answerability", "AnswerType", "Asked", "asked", "check", "states_negation", "substitution"]
+__all__ = ["Answerability", "AnswerType", "Asked", "asked", "check", "states_negation", "substitution", "unnamed"]

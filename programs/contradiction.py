@@ -29,6 +29,7 @@ from groundqa.signatures.types import Passage
 from groundqa.text import split_sentences, strip_citations
 
 ConflictKind = Literal["year", "antonym", "negation", "person"]
+ALL_KINDS: frozenset[ConflictKind] = frozenset(("year", "antonym", "negation", "person"))
 
 _PAIRS = """add remove | add drop | hash plaintext | open close | win lose | join leave | approve reject |
     increase decrease | increase reduce | begin end | start end | start stop | buy sell | rise fall | accept refuse |
@@ -132,8 +133,9 @@ def conflict_about(claim: TextFeatures, sentence: TextFeatures, threshold: float
     return (kind, detail, round(coverage, 4)) if coverage >= threshold else None
 
 
-def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float) -> Contradiction | None:
-    """The passage sentence that best contradicts ``claim`` (``None`` when none does)."""
+def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float,
+                       kinds: frozenset[ConflictKind] = ALL_KINDS) -> Contradiction | None:
+    """The passage sentence that best contradicts ``claim`` in one of ``kinds`` (``None`` when none does)."""
     wanted = features(claim)
     if not wanted.content:
         return None
@@ -143,7 +145,7 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
             sentence = strip_citations(raw)
             titled = features(f"{passage.title}. {sentence}" if passage.title else sentence)
             found = conflict_about(wanted, features(sentence), threshold, titled)
-            if found is not None and (best is None or found[2] > best.coverage):
+            if found is not None and found[0] in kinds and (best is None or found[2] > best.coverage):
                 best = Contradiction(index, sentence, found[0], found[1], found[2])
     return best
 

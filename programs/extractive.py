@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from groundqa.store.embeddings import get_embedder
-from groundqa.text import content_words, split_sentences, strip_citations
+from groundqa.text import content_words, opening, split_sentences, strip_citations
 
 from .answerability import Answerability, asked, check
 from .bridging import Bridge
@@ -119,7 +119,8 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
         lead = _bridge_sentence(context, bridge, candidate) if not out.chosen else None
         text = f"{lead.text} {candidate.text}" if lead else candidate.text
         passage = context.passages[candidate.number - 1]
-        verdict = check(what, text, title=f"{passage.title}. {candidate.before}", conflict_coverage=conflict_coverage)
+        verdict = check(what, text, title=f"{passage.title}. {candidate.before}", conflict_coverage=conflict_coverage,
+                        about=opening(passage.text))
         if verdict.score < answerability:
             out.shortfall = out.shortfall or verdict
             continue

@@ -2,7 +2,9 @@
 
 A claim is supported only if the judge says so with confidence >= ``gates.premise_threshold`` (0.6
 by default, as in the seed) *and* its best retrieval score clears ``gates.premise_floor``: the
-adversarial signal lives in retrieval scores as much as in the judge. An *existence* claim (a name,
+adversarial signal lives in retrieval scores as much as in the judge. The relation a look-up *asks*
+about (role ``asked``) needs only judge support >= ``gates.asked_premise_threshold``: where it is
+answered, a passage may word it otherwise. An *existence* claim (a name,
 a located description, a dated subject) also holds when one passage names every part of it, whatever its
 wording and however low it ranks; when the nearest passages do not, the claim's most specific word is
 looked up in so many words (Chroma's full-text filter), since a rare name embeds poorly. A look-up about
@@ -27,9 +29,10 @@ from groundqa.judges.lexical import features
 from groundqa.runtime.run import RunStopped, current_run, stage_scope
 from groundqa.signatures.qa import ExtractPresuppositions, JudgeClaim, Presupposition
 from groundqa.signatures.types import Citation, Passage, PremiseVerdict
+from groundqa.text import split_sentences
 
 from .context import build_context
-from .contradiction import find_contradiction
+from .contradiction import ALL_KINDS, ConflictKind, find_contradiction
 from .gates import Gates
 from .presuppositions import MAX_CLAIMS, MAX_WORDS, heuristic_presuppositions
 from .retriever import Retriever
@@ -38,6 +41,8 @@ Extractor = Literal["lm", "heuristic"]
 JUDGED = 3
 """Passages the judge reads per claim (the best-ranked of ``gates.premise_k``; the word checks read all)."""
 JudgeKind = Literal["lm", "offline"]
+ASKED_CONFLICTS: frozenset[ConflictKind] = frozenset(("year", "person", "antonym"))
+"""How a passage may contradict the relation a look-up asks about (a negation there is mostly in passing)."""
 
 
 class PremiseVerifier(dspy.Module):
@@ -105,6 +110,12 @@ class PremiseVerifier(dspy.Module):
         else:
             said, confidence, cited, rationale = self._judge(claim.claim, passages[:JUDGED])
         threshold, floor = gates.premise_threshold, gates.premise_floor
+        if claim.role == "asked":
+            # what a look-up asks about may be worded otherwise where it is answered: only a claim no passage
+            # comes near is refused (the offline judge's confidence is its support score whatever its verdict)
+            threshold = gates.asked_premise_threshold
+            support = confidence if said or self.judge_kind == "offline" else 1.0 - confidence
+            said, confidence = support >= threshold, support
         supported = said and confidence >= threshold and best >= floor
         if said and not supported:
             rationale = (rationale + " " if rationale else "") + (
@@ -117,7 +128,11 @@ class PremiseVerifier(dspy.Module):
         )
         # an event the judge accepts can still be denied in so many words ("never in plaintext"): look
         if not supported or claim.kind == "event":
-            found = find_contradiction(claim.claim, passages, gates.contradiction)
+            # what a look-up asks about is not denied by a sentence that negates one of its words in
+            # passing ("no seeds are kept that way" for "the seed bank stores its seeds"): another year,
+            # person or opposite predicate only
+            kinds = ASKED_CONFLICTS if claim.role == "asked" else ALL_KINDS
+            found = find_contradiction(claim.claim, passages, gates.contradiction, kinds)
             if found is not None:
                 source = passages[found.passage]
                 verdict.status, verdict.supported = "contradicted", False
@@ -197,9 +212,17 @@ def _mentioned(claim: str, passages: list[Passage]) -> int | None:
     wanted = features(claim).content
     for index, passage in enumerate(passages):
         unit = features(f"{passage.title}. {passage.text}")
-        if wanted and all(unit.covers(t) for t in wanted):
+        if wanted and all(unit.covers(t) for t in wanted) and not _denied(wanted, passage.text):
             return index
     return None
+
+
+def _denied(wanted: frozenset[str], text: str) -> bool:
+    """``text`` holds one of the claim's words only to deny it ("The island has *no airport*"): a mention
+    that is not an attestation."""
+    units = [features(sentence) for sentence in split_sentences(text)]
+    negated = {t for unit in units for t in unit.negated & wanted}
+    return any(all(t in unit.negated or not unit.covers(t) for unit in units) for t in negated)
 
 
 _WORD = re.compile(r"[A-Za-z][\w-]*")

@@ -15,7 +15,10 @@ granted ("When did Paolo Marchetti design the lights?"). Rules, in order:
   "Which language is the engine written in?" cannot be refused as a false premise;
 * otherwise the remainder is an **event** the question takes for granted, with the slot's modifiers
   ("What *winter* course does Odile teach?" -> "Odile Marchetti teach winter"); a remainder with fewer
-  than 3 content words presupposes only its names.
+  than 3 content words presupposes only its names. Outside a why-question that event is what the
+  question *asks about* (role ``asked``): it is refused only when no passage comes near it
+  (``gates.asked_premise_threshold``), since a passage that answers may word it otherwise; whether an
+  answer really holds it is then the answerability check's call.
 
 At most 3 claims of at most 15 words each.
 """
@@ -54,6 +57,7 @@ _LOCATED_DESCRIPTION = re.compile(
     r" (?:the )?[A-Z][\w-]*(?: (?:of |the )?[A-Z][\w-]*)*(?: (?:today|now|still))?)")
 MAX_CLAIMS = 3
 Kind = Literal["existence", "event"]
+Role = Literal["asserted", "asked"]
 MAX_WORDS = 15
 
 
@@ -83,12 +87,12 @@ def named_things(question: str, years: bool = True) -> list[str]:
 Claim = tuple[str, str, Kind]
 
 
-def _claims(items: list[Claim]) -> list[Presupposition]:
+def _claims(items: list[Claim], role: Role = "asserted") -> list[Presupposition]:
     seen: list[Presupposition] = []
     for claim, why, kind in items:
         claim = _cap(claim.strip(" ,"))
         if claim and all(claim != p.claim for p in seen):
-            seen.append(Presupposition(claim=claim, rationale=why, kind=kind))
+            seen.append(Presupposition(claim=claim, rationale=why, kind=kind, role=role))
     return seen[:MAX_CLAIMS]
 
 
@@ -169,4 +173,21 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
         return _look_up(text, rest)
     # "how long does the crossing take": with its light verb gone, what is left only has to exist
     kind: Kind = "existence" if remainder != " ".join(event.split()) and wh != "why" else "event"
-    return _claims([(remainder, "the question takes this for granted", kind)])
+    # what a why-question explains is asserted; what any other question asks about is only asked: a passage
+    # may state it in other words ("Which company sponsors development of X?" / "X is developed with the
+    # backing of Y"), so it is held to gates.asked_premise_threshold, not gates.premise_threshold
+    role: Role = "asserted" if wh == "why" else "asked"
+    asked_claims = _claims([(remainder, "the question takes this for granted", kind)], role)
+    return (asked_claims + _objects(rest))[:MAX_CLAIMS] if role == "asked" else asked_claims
+
+
+_OBJECT = re.compile(r"\bthe ((?:[A-Z][\w-]+ )+[a-z]{3,})\b(?! of\b)")
+
+
+def _objects(rest: str) -> list[Presupposition]:
+    """What a subject question ("Who *founded* the Calder Island airport?") takes to exist: a definite
+    description of a named thing after its verb ("Calder Island airport"), checked as an existence claim
+    even though the relation it is asked about is only ``asked``."""
+    if not rest[:1].islower() or _AUX.match(rest) or rest.split(maxsplit=1)[0].lower() == "the":
+        return []  # not a verb first: the subject comes first, and what follows it may be the verb
+    return _claims([(m.group(1), "something the question says exists", "existence") for m in _OBJECT.finditer(rest)])

@@ -31,6 +31,7 @@ from groundqa.judges import get_judge
 from groundqa.refusals import looks_like_abstention
 from groundqa.runtime.run import stage_scope
 from groundqa.signatures.qa import NOT_IN_SOURCES, CitedAnswer
+from groundqa.text import opening
 
 from . import answerability
 from .citations import SentenceCheck, analyse, citation_feedback
@@ -96,8 +97,11 @@ class CitedSynthesizer(dspy.Module):
             target=self.generate, key="support",
         )
         what = answerability.asked(question)
-        cited_titles = " ".join(dict.fromkeys((titles or [])[n - 1] for c in checks for n in c.cited if titles))
-        found = answerability.check(what, answer, title=cited_titles, conflict_coverage=gates.contradiction)
+        cited = list(dict.fromkeys(n for c in checks for n in c.cited if 1 <= n <= len(passages)))
+        cited_titles = " ".join(dict.fromkeys((titles or [])[n - 1] for n in cited if titles))
+        openings = " ".join(opening(passages[n - 1]) for n in cited)
+        found = answerability.check(what, answer, title=cited_titles, conflict_coverage=gates.contradiction,
+                                    about=openings)
         answers = found.score >= gates.answerability
         Suggest(answers, found.feedback(what), target=self.generate, key="answerability")
         return dspy.Prediction(answer=answer, declined=False, support=support, checks=checks, relevant=answers,

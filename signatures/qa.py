@@ -16,6 +16,10 @@ class Presupposition(BaseModel):
     kind: Literal["existence", "event"] = Field(
         default="event", description="existence: only that something named or described exists; event: that "
                                      "something happened or holds")
+    role: Literal["asserted", "asked"] = Field(
+        default="asserted", description="asserted: the question states it as given (a name, a year, a relation, "
+                                        "or all of a why-question); asked: the relation a look-up asks about, "
+                                        "which a passage may state in other words")
 
 
 class ExtractPresuppositions(dspy.Signature):

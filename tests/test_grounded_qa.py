@@ -74,7 +74,9 @@ SILENT = (AbstainReason.PREMISE_UNSUPPORTED, AbstainReason.TOO_FEW_SOURCES)
     # the corpus names another Marchetti as the designer: a correction, not mere silence
     ("When did Paolo Marchetti design the harbor lights?", "cross_entity", (AbstainReason.PREMISE_CONTRADICTED,)),
     ("What was the population of Calder Island in 2031?", "time_shift", SILENT),
-    ("Who founded the Calder Island airport?", "false_premise", SILENT),
+    # the corpus says "The island has no airport": the asked relation is only asked, but the airport it
+    # takes to exist is denied in so many words
+    ("Who founded the Calder Island airport?", "false_premise", (AbstainReason.PREMISE_CONTRADICTED,)),
     ("What is the boiling point of liquid nitrogen?", "off_corpus", SILENT),
 ])
 def test_adversarial_shapes_abstain_before_the_lm(store, question, kind, reasons):
@@ -84,7 +86,8 @@ def test_adversarial_shapes_abstain_before_the_lm(store, question, kind, reasons
     assert result.abstain_reason in reasons, kind
     assert lm.calls == 0 and result.citations == []
     if result.abstain_reason is AbstainReason.PREMISE_CONTRADICTED:
-        assert "Odile Marchetti" in result.correction.snippet and result.correction.chunk_id
+        expected = "Odile Marchetti" if kind == "cross_entity" else "no airport"
+        assert expected in result.correction.snippet and result.correction.chunk_id
 
 
 def test_negative_existence_needs_evidence(store):

@@ -51,8 +51,8 @@ MIN_TRAIN = 8
 #: each new combination pays an LM pass, so they are searched only when asked for (``sizes=True``).
 SIZE_GATES = ("k", "max_passages", "lexical_weight", "extractive_first")
 #: Gates whose job is to refuse: they cannot be fitted without questions that should be refused.
-ABSTENTION_GATES = ("evidence_floor", "min_sources", "min_confidence", "premise_threshold", "premise_floor",
-                    "answerability", "contradiction")
+ABSTENTION_GATES = ("evidence_floor", "min_sources", "min_confidence", "premise_threshold", "asked_premise_threshold",
+                    "premise_floor", "answerability", "contradiction")
 
 
 class Trial(BaseModel):
