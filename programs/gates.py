@@ -58,6 +58,10 @@ class Gates(BaseModel, Parameter):
         0.6, 0.4, 0.95, "coverage of a presupposition a passage needs before its conflicting value or "
         "antonym counts as contradicting it (premise_contradicted); likewise of a question before an answer "
         "sentence that swaps one of its words for a conflicting one is refused as not answering it")
+    denial_similarity: float = _gate(
+        0.55, 0.4, 1.01, "cosine a negated sentence about a yes/no question's subject needs to its statement to "
+        "answer 'No' in other words ('Sarn never exhibited outside the valley' for 'Did Sarn ever show her "
+        "paintings outside the valley?'); above 1: only a sentence that denies it in the question's words")
     bridge_floor: float = _gate(0.3, 0.1, 0.6, "retrieval score a bridge-hop passage needs to join the evidence")
 
     # -- the DSPy Parameter protocol (named_parameters / dump_state / load_state / reset_copy) ------

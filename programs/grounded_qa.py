@@ -338,7 +338,7 @@ class GroundedQA(dspy.Module):
         gates = self.gates
         if asked(question).kind == "yes_no":
             polar = polar_answer(question, context, get_judge(self.config.support_judge), gates.support_threshold,
-                                 gates.contradiction, citable)
+                                 gates.contradiction, citable, gates.denial_similarity)
             if polar is None:
                 return self._abstain(result, AbstainReason.NOT_ANSWERED,
                                      "no passage says yes or no to what the question asks")

@@ -288,3 +288,84 @@ def test_gate_overrides_from_the_command_line():
                          ("k=abc", "valid integer"), ("k=0", "greater than or equal to 1")]:
         with pytest.raises(CLIError, match=message):
             gate_overrides([bad])
+
+
+# -- what the workbench corpora showed ----------------------------------------------------------
+@pytest.mark.parametrize("question, role", [
+    ("Which company sponsors development of Quorvane?", "asked"),
+    ("How many research scientists does the Carrowmede Marine Institute employ?", "asked"),
+    ("Why was the Lodestack engine written in C++?", "asserted"),
+])
+def test_what_a_look_up_asks_about_is_asked_and_what_a_why_question_explains_is_asserted(question: str, role: str):
+    claims = heuristic_presuppositions(question)
+    assert claims and claims[0].role == role
+
+
+def test_a_subject_question_takes_its_named_object_to_exist():
+    claims = heuristic_presuppositions("Who founded the Calder Island airport?")
+    assert [(c.claim, c.kind, c.role) for c in claims][1] == ("Calder Island airport", "existence", "asserted")
+    # the subject first: what follows it may be the verb, so nothing is read off it
+    assert all(c.role == "asked" for c in heuristic_presuppositions("When did the Tide Festival start?"))
+
+
+class _Fixed:
+    def __init__(self, *passages: Passage) -> None:
+        self.passages = list(passages)
+
+    def retrieve(self, query: str, k: int, contains: tuple[str, ...] = ()) -> list[Passage]:
+        return [p for p in self.passages if not contains or any(c in p.text for c in contains)][:k]
+
+
+def test_an_asked_relation_worded_otherwise_passes_at_its_own_threshold():
+    conf = passage("conf", "QuorvaneConf has been held every October since 2018 in Velmarsk.", "QuorvaneConf")
+    verifier = PremiseVerifier(_Fixed(conf), extractor="heuristic", judge="offline")
+    claim = Presupposition(claim="QuorvaneConf take place each year", kind="event", role="asked")
+    lenient = verifier.verify(claim, Gates())
+    strict = verifier.verify(claim, Gates(asked_premise_threshold=0.9))
+    assert lenient.supported and not strict.supported
+    # the same words asserted (a why-question) need premise_threshold
+    assert not verifier.verify(claim.model_copy(update={"role": "asserted"}), Gates()).supported
+
+
+def test_a_negation_in_passing_does_not_contradict_an_asked_relation():
+    garden = passage("garden", "The seed bank stores its seeds at minus 20 °C. Cryopreservation in liquid nitrogen "
+                               "was tested in 1998 but never adopted, and no seeds are kept that way.", "Kessraun seed bank")
+    verifier = PremiseVerifier(_Fixed(garden), extractor="heuristic", judge="offline")
+    asked_claim = Presupposition(claim="the Kessraun seed bank store its seeds", kind="event", role="asked")
+    assert verifier.verify(asked_claim, Gates()).status != "contradicted"
+
+
+def test_a_mention_that_denies_is_no_attestation():
+    island = passage("calder", "Calder Island lies south of the strait. The island has no airport and no bridge.",
+                     "Calder Island")
+    verifier = PremiseVerifier(_Fixed(island), extractor="heuristic", judge="offline")
+    verdict = verifier.verify(Presupposition(claim="Calder Island airport", kind="existence"), Gates())
+    assert not verdict.supported and verdict.status == "contradicted" and "no airport" in verdict.correction.snippet
+
+
+def test_an_answer_must_be_about_the_name_the_question_asks_about():
+    what = asked("When did Henrik Voss compose the Tide Suite?")
+    assert what.named == (tuple(features("Henrik Voss").names[0]),)
+    namesake = "Greta Voss composed the Tide Suite in 1997."
+    assert check(what, namesake, title="Greta Voss").score == 0
+    assert check(what, "He composed the Tide Suite in 1997.", title="Henrik Voss").score >= 0.6
+    # a name inside a description is a hop away from the answer: not required
+    assert asked("Where was the composer of the Tide Suite born?").named == ()
+
+
+def test_a_sentence_that_says_nothing_of_what_was_asked_does_not_answer_through_its_neighbour():
+    what = asked("What does Paolo Marchetti teach in his summer course on tidal energy?")
+    before = "She now teaches a summer course on small-scale tidal energy."
+    assert check(what, "Her brother, Paolo Marchetti, is a cartographer.", title=f"Odile Marchetti. {before}").score == 0
+
+
+def test_no_in_other_words_from_a_close_negated_sentence_only():
+    context = NumberedContext([passage("sarn", "Ottilie Sarn painted the lakes of the valley. Sarn never exhibited "
+                                               "outside the Orvenau Valley during her lifetime.", "Ottilie Sarn")], "")
+    question = "Did Ottilie Sarn ever show her paintings in an exhibition outside the Orvenau Valley?"
+    judge = get_judge("offline")
+    answer = polar_answer(question, context, judge, 0.5, 0.6, denial_similarity=Gates().denial_similarity)
+    assert answer is not None and answer.verdict == "no" and "never exhibited" in answer.sentence
+    assert polar_answer(question, context, judge, 0.5, 0.6) is None  # off by default
+    unrelated = "Did Ottilie Sarn ever teach painting at the academy?"
+    assert polar_answer(unrelated, context, judge, 0.5, 0.6, denial_similarity=Gates().denial_similarity) is None

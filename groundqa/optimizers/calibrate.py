@@ -52,7 +52,7 @@ MIN_TRAIN = 8
 SIZE_GATES = ("k", "max_passages", "lexical_weight", "extractive_first")
 #: Gates whose job is to refuse: they cannot be fitted without questions that should be refused.
 ABSTENTION_GATES = ("evidence_floor", "min_sources", "min_confidence", "premise_threshold", "asked_premise_threshold",
-                    "premise_floor", "answerability", "contradiction")
+                    "premise_floor", "answerability", "contradiction", "denial_similarity")
 
 
 class Trial(BaseModel):
