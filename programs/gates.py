@@ -40,7 +40,7 @@ class Gates(BaseModel, Parameter):
     min_confidence: float = _gate(0.35, 0.1, 0.7, "answers below this confidence are withheld (low_confidence)")
     premise_threshold: float = _gate(0.6, 0.3, 0.9, "judge confidence a presupposition needs to count as supported")
     asked_premise_threshold: float = _gate(
-        0.25, 0.2, 0.9, "support the relation a look-up asks about needs (the remainder of a non-why question, "
+        0.45, 0.2, 0.9, "support the relation a look-up asks about needs (the remainder of a non-why question, "
         "'Quorvane company sponsors development'); a passage may word it otherwise, so it is refused only "
         "below this, and the answerability check decides above it (0.2 and below: a number or year the "
         "passages do not hold)")
