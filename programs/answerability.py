@@ -252,7 +252,10 @@ class Answerability:
                 + ", ".join(self.missing) + "): answer from a sentence that states it, or reply NOT IN SOURCES.")
 
 
-def _has_type(kind: AnswerType | None, text: str, question_names: frozenset[str]) -> bool:
+def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str]) -> bool:
+    """Whether ``text`` holds a value of the asked type; a name counts for who/where/which-organisation
+    only when the question does not already hold it, in any case ("who chairs the quorvane committee"
+    is not answered by "The Quorvane committee decides ...")."""
     if kind is None:
         return True
     if kind == "date":
@@ -262,7 +265,7 @@ def _has_type(kind: AnswerType | None, text: str, question_names: frozenset[str]
     if kind == "yes_no":
         return True  # a yes/no answer is judged by its attribute (and, for "No", by an explicit negation)
     names = {m.group(0).lower() for m in _NAME_VALUE.finditer(text)}
-    return bool({stem(n) for n in names} - question_names - {"the", "a", "an", "he", "she", "it", "they", "in"})
+    return bool({stem(n) for n in names} - question_words - {"the", "a", "an", "he", "she", "it", "they", "in"})
 
 
 def _term_present(term: str, answer: frozenset[str], prefixes: frozenset[str]) -> bool:
@@ -320,7 +323,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     elsewhere = unnamed(what, f"{title}. {about}. {text}")
     missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
-    has_type = (_has_type(what.kind, text, what.names) and not what.required & set(missing) and swapped is None
+    has_type = (_has_type(what.kind, text, what.names | features(what.question).tokens) and not what.required & set(missing) and swapped is None
                 and not elsewhere and not silent)
     weights = dict(zip(what.attribute, what.weights or (1.0,) * len(what.attribute), strict=True))
     total = sum(weights.values())

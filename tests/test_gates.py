@@ -369,3 +369,9 @@ def test_no_in_other_words_from_a_close_negated_sentence_only():
     assert polar_answer(question, context, judge, 0.5, 0.6) is None  # off by default
     unrelated = "Did Ottilie Sarn ever teach painting at the academy?"
     assert polar_answer(unrelated, context, judge, 0.5, 0.6, denial_similarity=Gates().denial_similarity) is None
+
+
+def test_a_name_the_question_already_holds_is_no_answer_to_who_even_in_lower_case():
+    what = asked("who chairs the quorvane steering committee")
+    assert check(what, "The Quorvane steering committee decides the project's technical direction.").score == 0
+    assert check(what, "Teodor Makaveyev-Lunn has chaired the Quorvane steering committee since 2019.").score >= 0.6
