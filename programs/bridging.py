@@ -25,7 +25,8 @@ from .answerability import asked
 # "the engineer who", "the clinic founded by", "the lighthouse where", "the club whose", "the library that",
 # "Port Vessany's twin town", and "the <role> of" for nouns that name someone by what they did or are to
 # another ("the composer of the Tide Suite"; not "the wreck of the Meriden", which is the Meriden itself)
-_ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|mayor|founder|owner|king|queen|wife|husband|son|daughter|father|"
+_ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|architect|guide|pilot|poet|chair|chairman|chairwoman|coach|dean|"
+         r"bishop|priest|judge|chef|mayor|founder|owner|king|queen|wife|husband|son|daughter|father|"
          r"mother|brother|sister|widow|heir|successor|predecessor|captain|chief|head|keeper|twin town|home town|"
          r"birthplace|home|capital")
 _DESCRIPTION = re.compile(
@@ -43,15 +44,22 @@ class Bridge:
     query: str
 
 
+_CONTRACTION = re.compile(r"\b(What|Who|Where|When|Why|How|Which|That|There|Here|It)'s\b", re.I)
+
+
 def describes_entity(question: str) -> bool:
-    """The question refers to something by description rather than by name."""
-    return bool(_DESCRIPTION.search(question))
+    """The question refers to something by description rather than by name ("What's" is no possessive)."""
+    return bool(_DESCRIPTION.search(_CONTRACTION.sub(r"\1 is", question)))
+
+
+# Capitalised words that name a time, not an entity ("on 14 *August* 1861 by the guide Anselm Varrick")
+_CALENDAR = frozenset(["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
 
 
 def _names(sentence: str) -> list[str]:
     spans = re.findall(r"\b[A-Z][a-z\u00C0-\u024F]+(?:[- ](?:of the |of |the |de |van )?[A-Z][a-z\u00C0-\u024F]+)*",
                        sentence)
-    return [s for s in spans if len(s) > 2]
+    return [s for s in spans if len(s) > 2 and s.lower() not in _CALENDAR]
 
 
 def find_bridge(question: str, passages: Sequence[Passage], max_passages: int = 2) -> Bridge | None:

@@ -375,3 +375,12 @@ def test_a_name_the_question_already_holds_is_no_answer_to_who_even_in_lower_cas
     what = asked("who chairs the quorvane steering committee")
     assert check(what, "The Quorvane steering committee decides the project's technical direction.").score == 0
     assert check(what, "Teodor Makaveyev-Lunn has chaired the Quorvane steering committee since 2019.").score >= 0.6
+
+
+def test_a_bridge_is_a_name_not_a_month_and_a_contraction_is_no_description():
+    assert describes_entity("Where was the architect of the Orvenau Valley Museum born?")
+    assert not describes_entity("What's the default checkpoint interval in Quorvane?")
+    first = passage("kessraun", "The first ascent was made on 14 August 1861 by a party led by the guide Anselm "
+                                "Varrick.", "Kessraun")
+    bridge = find_bridge("In which village was the guide who led the first ascent of the Kessraun born?", [first])
+    assert bridge is not None and bridge.entity == "Anselm Varrick"
