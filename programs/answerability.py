@@ -127,6 +127,7 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "write": "author wrote writer",
         "lead": "led leader head",
         "premiere": "first performed premiered",
+        "sponsor": "fund funded funding finance financed backing backed",
 })
 
 

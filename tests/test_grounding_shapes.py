@@ -52,6 +52,15 @@ CORPUS = [
     Document(id="tessel-vault", title="Tessel Vault", text=(
         "Tessel Vault is the secret store of the Tessel project. Tessel Vault stores passwords only as salted "
         "hashes, never in plaintext. It was added in version 1.4.")),
+    # the shapes the development corpora (datasets/workbench/) added
+    Document(id="harrow-labs", title="Harrow Labs", text=(
+        "Development of Tessel is funded by Harrow Labs, a company based in Alsberg. Harrow Labs also runs the "
+        "yearly Tessel meeting.")),
+    Document(id="orlo-observatory", title="Orlo Observatory", text=(
+        "The Orlo Observatory stands above Lake Orlo. It was built in 1932 by the engineer Karl Mende.")),
+    Document(id="anna-dorn", title="Anna Dorn", text=(
+        "Anna Dorn painted the lakes of the Orlo valley. Dorn never exhibited outside the Orlo valley during "
+        "her lifetime.")),
 ]
 
 
@@ -141,3 +150,21 @@ def test_contradicted_premise_gets_a_cited_correction(program: GroundedQA, quest
 def test_a_silent_corpus_is_still_premise_unsupported(program: GroundedQA):
     result = program.run("Why did Tomas Reyne abandon the second expedition to the Orlo range?")
     assert result.abstained and result.abstain_reason is AbstainReason.PREMISE_UNSUPPORTED
+
+
+def test_an_asked_relation_worded_otherwise_is_answered(program: GroundedQA):
+    # "sponsors development" is what the question asks, not a premise it asserts: the passage words it "funded"
+    result = program.run("Which company sponsors development of Tessel?")
+    assert result.premise_check == "passed", [(p.claim, p.status, p.confidence) for p in result.premises]
+    assert "Harrow Labs" in answered(result)
+
+
+def test_another_holder_of_the_relation_is_no_answer(program: GroundedQA):
+    result = program.run("When did Tomas Reyne build the Orlo Observatory?")
+    assert result.abstained and result.citations == [] and "1932" not in result.answer
+
+
+def test_no_in_other_words(program: GroundedQA):
+    result = program.run("Did Anna Dorn ever show her paintings in an exhibition outside the Orlo valley?")
+    assert answered(result).startswith("No.") and "never exhibited" in result.answer
+    assert result.citations[0].doc_id == "anna-dorn"
