@@ -45,11 +45,11 @@ MAX_CITATIONS = 3
 synthesizer checks no more than the metrics score."""
 
 
-
 def opening(text: str) -> str:
     """The first sentence of ``text``: where a passage usually names what it is about."""
     sentences = split_sentences(text)
     return strip_citations(sentences[0]) if sentences else ""
+
 
 def citation_numbers(sentence: str) -> list[int]:
     """The ``[n]`` numbers in a sentence, in order of appearance, duplicates removed."""

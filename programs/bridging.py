@@ -20,7 +20,7 @@ from groundqa.judges.lexical import STOPWORDS, features, stem
 from groundqa.signatures.types import Passage
 from groundqa.text import split_sentences, strip_citations
 
-from .answerability import asked
+from .answerability import CALENDAR_WORDS, asked
 
 # "the engineer who", "the clinic founded by", "the lighthouse where", "the club whose", "the library that",
 # "Port Vessany's twin town", and "the <role> of" for nouns that name someone by what they did or are to
@@ -52,14 +52,10 @@ def describes_entity(question: str) -> bool:
     return bool(_DESCRIPTION.search(_CONTRACTION.sub(r"\1 is", question)))
 
 
-# Capitalised words that name a time, not an entity ("on 14 *August* 1861 by the guide Anselm Varrick")
-_CALENDAR = frozenset(["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
-
-
 def _names(sentence: str) -> list[str]:
     spans = re.findall(r"\b[A-Z][a-z\u00C0-\u024F]+(?:[- ](?:of the |of |the |de |van )?[A-Z][a-z\u00C0-\u024F]+)*",
                        sentence)
-    return [s for s in spans if len(s) > 2 and s.lower() not in _CALENDAR]
+    return [s for s in spans if len(s) > 2 and s.lower() not in CALENDAR_WORDS]  # not "August"
 
 
 def find_bridge(question: str, passages: Sequence[Passage], max_passages: int = 2) -> Bridge | None:

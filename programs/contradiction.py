@@ -22,14 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from groundqa.judges.lexical import TextFeatures, features, names_conflict, stem
 from groundqa.signatures.types import Passage
 from groundqa.text import split_sentences, strip_citations
 
 ConflictKind = Literal["year", "antonym", "negation", "person"]
-ALL_KINDS: frozenset[ConflictKind] = frozenset(("year", "antonym", "negation", "person"))
+ALL_KINDS: frozenset[ConflictKind] = frozenset(get_args(ConflictKind))
 
 _PAIRS = """add remove | add drop | hash plaintext | open close | win lose | join leave | approve reject |
     increase decrease | increase reduce | begin end | start end | start stop | buy sell | rise fall | accept refuse |

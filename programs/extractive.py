@@ -111,6 +111,7 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
     # the bridge's own passage describes the entity; the answer is usually a hop further
     ordered = [c for c in ranked if c.number != bridge_number] + [c for c in ranked if c.number == bridge_number]
     taken: set[str] = set()
+    openings = {n: opening(context.passages[n - 1].text) for n in {c.number for c in ordered}}
     for candidate in ordered:
         if len(out.chosen) >= max_sentences:
             break
@@ -120,7 +121,7 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
         text = f"{lead.text} {candidate.text}" if lead else candidate.text
         passage = context.passages[candidate.number - 1]
         verdict = check(what, text, title=f"{passage.title}. {candidate.before}", conflict_coverage=conflict_coverage,
-                        about=opening(passage.text))
+                        about=openings[candidate.number])
         if verdict.score < answerability:
             out.shortfall = out.shortfall or verdict
             continue

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from groundqa.judges import EntailmentJudge
-from groundqa.judges.lexical import NEGATIONS, features
+from groundqa.judges.lexical import features, negates
 from groundqa.signatures.types import Passage
 from groundqa.store.embeddings import get_embedder
 from groundqa.text import split_sentences, strip_citations
@@ -95,8 +95,7 @@ def _denial_in_other_words(claim: str, context: NumberedContext, allowed: list[P
         for raw in split_sentences(passage.text):
             sentence = strip_citations(raw)
             words = features(f"{passage.title}. {sentence}")
-            negated = features(sentence).negated or NEGATIONS & set(sentence.lower().split())
-            if negated and all(words.covers(name) for name in surnames):
+            if negates(sentence) and all(words.covers(name) for name in surnames):
                 candidates.append((passage, sentence))
     if not candidates:
         return None

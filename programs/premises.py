@@ -111,11 +111,13 @@ class PremiseVerifier(dspy.Module):
             said, confidence, cited, rationale = self._judge(claim.claim, passages[:JUDGED])
         threshold, floor = gates.premise_threshold, gates.premise_floor
         if claim.role == "asked":
-            # what a look-up asks about may be worded otherwise where it is answered: only a claim no passage
-            # comes near is refused (the offline judge's confidence is its support score whatever its verdict)
+            # what a look-up asks about may be worded otherwise where it is answered: it is judged by support
+            # alone, whatever the verdict (the offline judge's confidence is its support score; an LM's
+            # confidence in "unsupported" is one minus it), and only a claim no passage comes near is refused
             threshold = gates.asked_premise_threshold
-            support = confidence if said or self.judge_kind == "offline" else 1.0 - confidence
-            said, confidence = support >= threshold, support
+            if not said and self.judge_kind == "lm":
+                confidence = 1.0 - confidence
+            said = True
         supported = said and confidence >= threshold and best >= floor
         if said and not supported:
             rationale = (rationale + " " if rationale else "") + (

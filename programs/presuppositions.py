@@ -176,9 +176,10 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
     # what a why-question explains is asserted; what any other question asks about is only asked: a passage
     # may state it in other words ("Which company sponsors development of X?" / "X is developed with the
     # backing of Y"), so it is held to gates.asked_premise_threshold, not gates.premise_threshold
-    role: Role = "asserted" if wh == "why" else "asked"
-    asked_claims = _claims([(remainder, "the question takes this for granted", kind)], role)
-    return (asked_claims + _objects(rest))[:MAX_CLAIMS] if role == "asked" else asked_claims
+    claim: list[Claim] = [(remainder, "the question takes this for granted", kind)]
+    if wh == "why":
+        return _claims(claim)
+    return (_claims(claim, "asked") + _objects(rest))[:MAX_CLAIMS]
 
 
 _OBJECT = re.compile(r"\bthe ((?:[A-Z][\w-]+ )+[a-z]{3,})\b(?! of\b)")

@@ -210,6 +210,11 @@ def _negated_heads(text: str) -> set[str]:
     return heads
 
 
+def negates(sentence: str) -> bool:
+    """``sentence`` denies something: a negated clause, or a negation word anywhere ("no winter service")."""
+    return bool(features(sentence).negated or NEGATIONS & set(sentence.lower().split()))
+
+
 def names_conflict(hyp_names: tuple[tuple[str, ...], ...], other: tuple[tuple[str, ...], ...],
                    hyp_tokens: frozenset[str]) -> bool:
     """True if ``other`` holds a namesake of a hypothesis name: same surname, another given name.
