@@ -7,9 +7,9 @@ and the embedder. This optimizer fits them on the user's own train split:
 
 1. split the trainset into a *fit* part and a *check* part (stratified by should-abstain), unless a
    ``valset`` is given for the check;
-2. score the program's current gates on *fit* (this pass pays for the LM calls and retrievals; a program
-   that answers from the passages first is asked the LM about every question once beforehand, so that
-   moving a floor never needs a new LM call);
+2. score the program's current gates on *fit*, after asking the LM about every fit question once with
+   every gate in front of it lifted (premises off, the lowest evidence floor, the LM first): that pass
+   pays for the LM calls and retrievals, so that moving a floor never needs a new LM call;
 3. run an Optuna TPE search (seeded) over the decision gates' declared ranges, its first half spent
    on local moves (one gate a quarter of its range away from the current value); each trial re-runs
    *fit* with the LM and retrieval answers memoised, so a trial costs metric time, not LM time (a
@@ -123,6 +123,20 @@ class _MemoRetrievals:
 
     def put(self, key: str, passages: Any) -> None:
         self.items[key] = passages
+
+
+@contextlib.contextmanager
+def _premises_off(program: dspy.Module) -> Iterator[None]:
+    """Premise verification off for the block, where the program has it (``config.verify_premises``)."""
+    config = getattr(program, "config", None)
+    if not hasattr(config, "verify_premises"):
+        yield
+        return
+    saved, config.verify_premises = config.verify_premises, False
+    try:
+        yield
+    finally:
+        config.verify_premises = saved
 
 
 @contextlib.contextmanager
@@ -253,13 +267,17 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
         return program
 
     def _ask_everything(self, program: dspy.Module, fit: list[dspy.Example]) -> None:
-        """A program that answers from the passages first (``extractive_first`` < 1) asks the LM only where
-        the extractive answer falls short, and the floors decide that: so the LM is first asked about every
-        fit question (``extractive_first`` = 1), and no trial that moves a floor pays an LM call."""
+        """Ask the LM about every fit question once, before any gate is scored, so that no trial pays an LM
+        call. What the LM is shown depends on the size gates only, but *whether* it is asked depends on the
+        gates in front of it: a premise or evidence floor that refuses a question first, and
+        ``extractive_first`` answering without it. So this pass lifts them all (premises off, the lowest
+        evidence floor, one source, the LM first); the trials then find every answer in memory."""
         gates: Gates = program.gates  # type: ignore[assignment]
-        if gates.extractive_first < 1.0:
-            with gates.overridden(extractive_first=1.0):
-                self.score(program, fit)
+        low = Gates.search_space()
+        lifted = {"extractive_first": 1.0, "evidence_floor": low["evidence_floor"][0],
+                  "min_sources": low["min_sources"][0]}
+        with gates.overridden(**lifted), _premises_off(program):
+            self.score(program, fit)
 
     def _search(self, program: dspy.Module, fit: list[dspy.Example], names: list[str], start: dict[str, Any],
                 report: CalibrationReport) -> tuple[float, dict[str, Any]]:
