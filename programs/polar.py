@@ -87,8 +87,9 @@ def _denial_in_other_words(claim: str, context: NumberedContext, allowed: list[P
     """A negated sentence about the claim's subject that means nearly what the claim says ("Sarn never
     exhibited outside the valley" for "Sarn show her paintings outside the valley"): "No", from cosine
     ``similarity`` on. Words alone miss it (exhibited / show); an unrelated negation about the same person
-    ("has never worked in engineering") stays far below (0.40-0.48 on the development corpora, denials
-    0.65-0.84)."""
+    ("has never worked in engineering") stays below (development data, ``python scripts/denial_similarity.py``:
+    silent questions at most 0.48; five explicit denials 0.65-0.84, four worded further off 0.37-0.44 are
+    missed)."""
     surnames = {name[-1] for name in features(claim).names}
     candidates: list[tuple[Passage, str]] = []
     for passage in allowed:

@@ -1,0 +1,61 @@
+"""How close "No in other words" sits to silence, on development data only (the denial_similarity gate).
+
+For every "Did X ever ...?" question of bundled train and the workbench corpora, the cosine between its
+statement and the closest negated sentence about X among the passages retrieved for it: the explicit "No"
+questions (``answers == ["No"]``) should score above the gate, the ones the corpus is silent on below.
+Never reads bundled dev/test or SQuAD.
+
+    python scripts/denial_similarity.py
+"""
+
+from __future__ import annotations
+
+from groundqa.app import build_program, configure_lm
+from groundqa.config import Settings
+from groundqa.datasets.bundled import load_bundled
+from groundqa.datasets.loaders import load_corpus, load_questions_jsonl
+from groundqa.experiment_data import ExperimentData
+from groundqa.ingest import ingest_documents
+from groundqa.judges.lexical import features, negates
+from groundqa.programs.polar import statement
+from groundqa.store.embeddings import get_embedder
+from groundqa.text import split_sentences, strip_citations
+
+WORKBENCH = ("software", "valley", "institute")
+
+
+def development_sets():
+    docs, questions = load_bundled("train")
+    yield "bundled-train", docs, questions
+    for name in WORKBENCH:
+        root = f"datasets/workbench/{name}"
+        yield name, load_corpus(f"{root}/corpus.jsonl").items, load_questions_jsonl(f"{root}/questions.jsonl").items
+
+
+def main() -> None:
+    embedder = get_embedder()
+    print("set | said | cosine | statement | closest negated sentence")
+    for name, docs, questions in development_sets():
+        settings = Settings().model_copy(update={"collection": ExperimentData(name, docs, [], questions).collection})
+        configure_lm(settings)
+        ingest_documents(settings, docs)
+        program = build_program(settings)
+        for q in questions:
+            if q.type != "negative_existence":
+                continue
+            claim = statement(q.question)
+            surnames = {n[-1] for n in features(claim).names}
+            best = (0.0, "")
+            for passage in program.retriever.retrieve(q.question, program.gates.k):
+                for raw in split_sentences(passage.text):
+                    sentence = strip_citations(raw)
+                    about = features(f"{passage.title}. {sentence}")
+                    if negates(sentence) and all(about.covers(s) for s in surnames):
+                        a, b = embedder.embed([claim, sentence])
+                        best = max(best, (sum(x * y for x, y in zip(a, b, strict=True)), sentence))
+            said = "No" if q.answers == ["No"] else "silent"
+            print(f"{name} | {said} | {best[0]:.2f} | {claim} | {best[1][:80]}")
+
+
+if __name__ == "__main__":
+    main()
