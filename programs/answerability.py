@@ -62,7 +62,7 @@ def _words(text: str) -> list[str]:
     return text.split()
 
 
-_TYPE_NOUNS = frozenset(stem(w) for w in _words("""year decade century month date day season time period era number
+_TYPE_NOUNS = frozenset(stem(w) for w in _words("""year decade century month date day week weekday season time period era number
     person man woman city town village country region province place state county continent district
     company firm organisation organization institution group body kind type"""))
 
@@ -72,6 +72,16 @@ CALENDAR_WORDS = frozenset(_MONTHS)
 """Months, weekdays and seasons: capitalised words that date something rather than name it."""
 _DATE_VALUE = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2}|[0-9]{1,2}(?:st|nd|rd|th) century|(?:" + "|".join(_MONTHS)
                          + r")s?|(?:first|second|third|fourth|last) (?:week|day|weekend))\b", re.I)
+# A date question that names its unit wants a value of that unit: "which *month*" is not answered by a
+# year, "what *day of the week*" not by "14 March 2016".
+_DATE_UNITS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (re.compile(r"\b(?:day of the week|weekday)\b", re.I),
+     re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|\bweekends?\b", re.I)),
+    (re.compile(r"^(?:\w+ )?(?:what|which) month\b", re.I),
+     re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b",
+                re.I)),
+    (re.compile(r"^(?:\w+ )?(?:what|which) year\b", re.I), re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")),
+)
 _NUMBER_VALUE = re.compile(
     r"\b(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
     r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
@@ -130,6 +140,9 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "lead": "led leader head",
         "premiere": "first performed premiered",
         "sponsor": "fund funded funding finance financed backing backed",
+        # light verbs of phrasal look-ups: "when does X *take place*", "what day does X *come out*"
+        "take": "held hold happen occur",
+        "come": "released release published publish appear issued out",
 })
 
 
@@ -142,6 +155,48 @@ def _type_of(question: str) -> AnswerType | None:
     if _YES_NO_Q.match(q):
         return "yes_no"
     return None
+
+
+# "the engineer who", "the clinic founded by", "the lighthouse where", "the club whose", "the library that",
+# "Port Vessany's twin town", and "the <role> of" for nouns that name someone by what they did or are to
+# another ("the composer of the Tide Suite"; not "the wreck of the Meriden", which is the Meriden itself)
+# -er/-or/-ent words that name a thing, not an agent ("the *number* of", "the *endowment* of")
+_NOT_ROLE = (r"(?!(?:number|water|winter|summer|center|centre|quarter|river|order|power|matter|letter|border|cover|"
+             r"other|paper|chapter|layer|tower|corner|weather|character|floor|door|colou?r|error|interior|exterior|"
+             r"sector|factor|mirror|harbou?r|event|content|extent|percent|continent|accident|incident|theat(?:er|re)|"
+             r"[a-z]*ment) of\b)")
+_ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|architect|guide|pilot|poet|chair|chairman|chairwoman|coach|dean|"
+         r"bishop|priest|judge|chef|mayor|founder|owner|king|queen|wife|husband|son|daughter|father|"
+         r"mother|brother|sister|widow|heir|successor|predecessor|captain|chief|head|keeper|twin town|home town|"
+         r"birthplace|home|capital")
+_DESCRIPTION = re.compile(
+    rf"\bthe (?:[a-z]+ ){{0,2}}[a-z]+ (?:who|whom|that|which|whose|where|(?:[a-z]+ed|built|run|led|held|written|"
+    rf"drawn|made|won|painted|founded) by)\b|\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) of\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*'s [a-z]+")
+
+
+_CONTRACTION = re.compile(r"\b(What|Who|Where|When|Why|How|Which|That|There|Here|It)'s\b", re.I)
+
+
+_DESCRIBED_BY = re.compile(r"\b(?:of|'s)\s+((?:(?:the|of|a|an)\s+)*(?:[A-Z][\w-]*\s*)+|(?:(?:the|a|an)\s+)?\S+)")
+
+
+def _description_span(text: str) -> tuple[int, int] | None:
+    """Where a role description ("the composer *of the Tide Suite*", "Port Vessany's *twin*") lies in
+    ``text``: from "the" to the end of what follows "of" (a name, or one word), as ``(start, end)``."""
+    match = _DESCRIPTION.search(_CONTRACTION.sub(lambda m: m.group(1) + " s", text))  # same length: "What s"
+    if match is None or re.search(r"\b(?:who|whom|that|which|whose|where|by)$", match.group(0)):
+        return None  # a relative clause or "founded by": read as such
+    if match.group(0).endswith("of"):
+        tail = _DESCRIBED_BY.match(text, match.end() - 2)
+        return match.start(), (tail.end() if tail else match.end())
+    if not re.match(rf"(?:{_ROLE})\b", text[match.start():].split("'s ", 1)[1]):
+        return None  # "Newton's life", "Tesla's laboratory": a thing of the name, asked about as such
+    return match.start(), match.end()
+
+
+def describes_entity(question: str) -> bool:
+    """The question refers to something by description rather than by name ("What's" is no possessive)."""
+    return bool(_DESCRIPTION.search(_CONTRACTION.sub(r"\1 is", question)))
 
 
 @dataclass(frozen=True)
@@ -160,6 +215,15 @@ class Asked:
     *Henrik Voss* compose the suite?"), as its word stems: the answer must be about it, not about a
     namesake or another holder of the same relation. A name in a description ("the composer of the *Tide
     Suite*", "the storms *Sinead Ardley* painted") is not required: the answer is a hop away from it."""
+
+    @property
+    def main(self) -> tuple[str, ...]:
+        """The terms of the main clause (all terms when it has none): what the answering sentence itself must
+        mention at least one of ("*born*" in "In which village was the guide who led the first ascent …
+        born?"; the relative clause may be read off the sentence before or the passage that named him)."""
+        weights = self.weights or (1.0,) * len(self.attribute)
+        top = tuple(t for t, w in zip(self.attribute, weights, strict=True) if w >= 1.0)
+        return top or self.attribute
 
     @property
     def required(self) -> frozenset[str]:
@@ -184,6 +248,11 @@ def asked(question: str) -> Asked:
     if relative:
         words = [w for w in main_text[relative.start():].split()[1:] if features(w).content]
         main_text = main_text[: relative.start()] + " " + (words[-1] if words else "")
+    else:  # "the composer of the Tide Suite", "Port Vessany's twin town": a description, weighed as one
+        described = _description_span(main_text)
+        if described is not None:
+            embedded = features(main_text[described[0]: described[1]]).content
+            main_text = main_text[: described[0]] + " " + main_text[described[1]:]
     main = features(main_text).content
     slot = _slot_noun(body)
     terms: dict[str, float] = {}
@@ -255,14 +324,15 @@ class Answerability:
                 + ", ".join(self.missing) + "): answer from a sentence that states it, or reply NOT IN SOURCES.")
 
 
-def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str]) -> bool:
+def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str], question: str = "") -> bool:
     """Whether ``text`` holds a value of the asked type; a name counts for who/where/which-organisation
     only when the question does not already hold it, in any case ("who chairs the quorvane committee"
     is not answered by "The Quorvane committee decides ...")."""
     if kind is None:
         return True
     if kind == "date":
-        return bool(_DATE_VALUE.search(text))
+        unit = next((value for asks, value in _DATE_UNITS if asks.search(question)), _DATE_VALUE)
+        return bool(unit.search(text))
     if kind == "number":
         return bool(_NUMBER_VALUE.search(text))
     if kind == "yes_no":
@@ -293,7 +363,8 @@ def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "
         return None
     text = strip_citations(answer)
     found = conflict_about(features(what.question), features(text), coverage,
-                           features(f"{title}. {text}") if title else None)
+                           features(f"{title}. {text}") if title else None,
+                           stated_both=frozenset(what.attribute) - set(what.main))  # a description's words
     return found[1] if found is not None else None
 
 
@@ -305,28 +376,47 @@ def _unnamed(what: Asked, text: str) -> list[str]:
     return [" ".join(name) for name in what.named if not all(feats.covers(word) for word in name)]
 
 
-def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6, about: str = "") -> Answerability:
+def holds_value(what: Asked, text: str) -> bool:
+    """Whether ``text`` holds a value of the asked type (a date, a number, a name the question lacks); never
+    for an open "what" or a yes/no question, which have no value to look for."""
+    if what.kind in (None, "yes_no"):
+        return False
+    return _has_type(what.kind, text, features(what.question).tokens, what.question)
+
+
+def mentions(what: Asked, text: str) -> bool:
+    """Whether ``text`` mentions a term of the question's main clause (or a unit or synonym of one):
+    "inhabitants" mentions "How many people *live* …"."""
+    feats = features(text)
+    return any(_term_present(t, feats.content, feats.prefixes) for t in what.main)
+
+
+def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6, about: str = "",
+          lead: str = "") -> Answerability:
     """Score ``answer`` (citation marks ignored; ``title`` is its passage's title) against ``what``: 0 when
     it lacks the asked type, swaps a word of the question (:func:`substitution`, from
     ``conflict_coverage`` of the question's other words on), or is not about every name the question pins
     (in the answer, the ``title`` or ``about``, its passage's opening sentence: "When did *Henrik* Voss
-    compose the suite?" is not answered by "Greta Voss is a composer")."""
+    compose the suite?" is not answered by "Greta Voss is a composer"). A bridged answer's ``lead``, the
+    sentence that named the bridge, covers the question's description ("the guide who led the first
+    ascent"), never its type, and its words are not read as a swap ("the *third* son" is no answer to
+    "the *first* ascent" only when the sentence itself is about the ascent)."""
     text = strip_citations(answer)
-    feats = features(f"{title}. {text}" if title else text)
+    feats = features(" ".join(p for p in (title, lead, text) if p))
     missing = tuple(t for t in what.attribute if not _term_present(t, feats.content, feats.prefixes))
     swapped = substitution(what, text, conflict_coverage, title)
     if swapped is not None:
         missing = (*missing, f"the sentence {swapped}")
-    # the title and the sentence before only help read it: a sentence that says nothing of what was asked
+    # the title and the sentence before only help read it: a sentence that says nothing of what was asked (of
+    # its main clause, where it has one)
     # ("Her brother is a cartographer" after "She teaches a summer course") does not answer it
-    own = features(text)
-    silent = bool(what.attribute) and not any(_term_present(t, own.content, own.prefixes) for t in what.attribute)
+    silent = bool(what.attribute) and not mentions(what, text)
     if silent:
         missing = (*missing, "the sentence itself says nothing of it")
     elsewhere = _unnamed(what, f"{title}. {about}. {text}")
     missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
-    has_type = (_has_type(what.kind, text, features(what.question).tokens) and not what.required & set(missing)
+    has_type = (_has_type(what.kind, text, features(what.question).tokens, what.question) and not what.required & set(missing)
                 and swapped is None and not elsewhere and not silent)
     weights = dict(zip(what.attribute, what.weights or (1.0,) * len(what.attribute), strict=True))
     total = sum(weights.values())
@@ -334,4 +424,4 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     return Answerability(round(coverage if has_type else 0.0, 4), has_type, round(coverage, 4), missing)
 
 
-__all__ = ["CALENDAR_WORDS", "Answerability", "AnswerType", "Asked", "asked", "check", "substitution"]
+__all__ = ["CALENDAR_WORDS", "Answerability", "AnswerType", "Asked", "asked", "check", "holds_value", "mentions", "substitution"]

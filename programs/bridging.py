@@ -4,7 +4,8 @@
 first retrieval finds the passage that names the composer ("… composed by Greta Voss"), but the
 answer (her birthplace) is in another document that the question's words do not reach. The bridge
 is the name that the first hop's best-matching sentence gives and the question does not; the second
-hop asks the question again about it ("Greta Voss born"), and its passages are merged by chunk id.
+hop asks what the question asks of it ("Greta Voss born"), its passages are merged by chunk id, and the
+second-hop passage shown beside the naming one is the best one that mentions what is asked.
 
 Only questions that *describe* an entity ("the composer of …", "the engineer who built …", "the
 clinic founded by …", "Port Vessany's twin town") are bridged, so single-hop look-ups cost nothing.
@@ -20,18 +21,7 @@ from groundqa.judges.lexical import STOPWORDS, features, stem
 from groundqa.signatures.types import Passage
 from groundqa.text import split_sentences, strip_citations
 
-from .answerability import CALENDAR_WORDS, asked
-
-# "the engineer who", "the clinic founded by", "the lighthouse where", "the club whose", "the library that",
-# "Port Vessany's twin town", and "the <role> of" for nouns that name someone by what they did or are to
-# another ("the composer of the Tide Suite"; not "the wreck of the Meriden", which is the Meriden itself)
-_ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|architect|guide|pilot|poet|chair|chairman|chairwoman|coach|dean|"
-         r"bishop|priest|judge|chef|mayor|founder|owner|king|queen|wife|husband|son|daughter|father|"
-         r"mother|brother|sister|widow|heir|successor|predecessor|captain|chief|head|keeper|twin town|home town|"
-         r"birthplace|home|capital")
-_DESCRIPTION = re.compile(
-    rf"\bthe (?:[a-z]+ ){{0,2}}[a-z]+ (?:who|whom|that|which|whose|where|(?:[a-z]+ed|built|run|led|held|written|"
-    rf"drawn|made|won|painted|founded) by)\b|\bthe (?:[a-z]+ )?(?:{_ROLE}) of\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*'s [a-z]+")
+from .answerability import CALENDAR_WORDS, asked, describes_entity, mentions
 
 
 @dataclass(frozen=True)
@@ -44,50 +34,106 @@ class Bridge:
     query: str
 
 
-_CONTRACTION = re.compile(r"\b(What|Who|Where|When|Why|How|Which|That|There|Here|It)'s\b", re.I)
+_NAME = re.compile(r"\b[A-Z][a-z\u00C0-\u024F]+(?:[- ](?:of the |of |the |de |van )?[A-Z][a-z\u00C0-\u024F]+)*")
 
 
-def describes_entity(question: str) -> bool:
-    """The question refers to something by description rather than by name ("What's" is no possessive)."""
-    return bool(_DESCRIPTION.search(_CONTRACTION.sub(r"\1 is", question)))
+def _names(sentence: str, capitalised: set[str]) -> list[str]:
+    """The names in ``sentence``. A single word that opens the sentence is a name
+    only where the passages also capitalise it mid-sentence ("Plugins may also add …" names nothing;
+    "Pebbleheap was …" does); months and seasons date, they do not name."""
+    out: list[str] = []
+    for match in _NAME.finditer(sentence):
+        span = match.group(0)
+        words = span.replace("-", " ").split()
+        if words[0].lower() in STOPWORDS:  # "His charts", "The library": not a name
+            words = words[1:]
+            span = " ".join(words)
+        if len(span) <= 2 or not words or span.lower() in CALENDAR_WORDS:
+            continue
+        if match.start() == 0 and len(words) == 1 and span not in capitalised:
+            continue
+        out.append(span)
+    return out
 
 
-def _names(sentence: str) -> list[str]:
-    spans = re.findall(r"\b[A-Z][a-z\u00C0-\u024F]+(?:[- ](?:of the |of |the |de |van )?[A-Z][a-z\u00C0-\u024F]+)*",
-                       sentence)
-    return [s for s in spans if len(s) > 2 and s.lower() not in CALENDAR_WORDS]  # not "August"
+def _capitalised(passages: Sequence[Passage]) -> set[str]:
+    """Words the passages capitalise mid-sentence (names, not sentence openers)."""
+    return {m.group(1) for p in passages for m in re.finditer(r"(?<=[a-z,;:] )([A-Z][\w-]+)", p.text)}
 
 
-def find_bridge(question: str, passages: Sequence[Passage], max_passages: int = 2) -> Bridge | None:
-    """The bridge entity of ``question`` in its first hop's best ``passages`` (``None`` if there is none)."""
+# The last word of a name that is a body or a place, never a person ("Orvenau Alpine *Club*").
+_NOT_A_PERSON = frozenset(stem(w) for w in ["club", "institute", "institution", "museum", "station", "company", "systems", "society", "school", "university", "college", "academy", "island", "lake", "river", "glacier", "valley", "mountain", "peak", "street", "square", "bridge", "hall", "church", "chapel", "library", "garden", "trust", "foundation", "council", "committee", "orchestra", "festival", "league", "party", "railway", "line", "port", "harbour", "harbor", "shipyard", "slipways", "works", "press", "gazette", "house", "hotel", "hospital", "clinic", "centre", "center", "laboratory", "observatory", "park", "reserve", "strait", "sea", "bay", "ridge", "pass", "village", "town", "city", "county", "province", "region", "district"])
+_PERSON_HEAD = re.compile(r"\b(?:the (?:[a-z]+ )?(?:person|man|woman|people|[a-z]+ who|[a-z]+ whom)\b|"
+                          r"the (?:[a-z]+ )?(?:[a-z]+(?:er|or|ist|ian)|architect|guide|pilot|poet|chair|founder|owner|"
+                          r"captain|keeper|mayor|wife|husband|son|daughter|father|mother) (?:of|who|whom|that)\b)")
+
+
+def _wants_person(question: str) -> bool:
+    """The description's head is a person ("the guide who …", "the composer of …", "the man honoured …")."""
+    return bool(_PERSON_HEAD.search(question))
+
+
+def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max_passages: int = 3) -> list[Bridge]:
+    """Up to ``limit`` candidate bridges of ``question`` in its first hop's best ``passages``, best first
+    (none for a question that names what it asks about).
+
+    A name scores the share of the question's words its sentence holds (with its passage title), plus 0.5
+    when it says what the description is ("Nessa *Clinic*" for "the clinic founded by") or is the eponym
+    of a name in it ("Ansel *Drummore*" for "Eurythenes *drummorei*"), less 0.5 when the description is of
+    a person and the name is a body or a place; each name counts once, at its best sentence."""
     if not describes_entity(question):
-        return None
+        return []
     wanted = features(question)
     known = {t for name in wanted.names for t in name}
-    best: tuple[float, int, str, str, str] | None = None
-    for order, passage in enumerate(passages[:max_passages]):
-        for raw in split_sentences(passage.text):
-            sentence = strip_citations(raw)
-            unit = features(f"{passage.title}. {sentence}")
-            overlap = sum(unit.covers(t) for t in wanted.content) / max(1, len(wanted.content))
-            for name in _names(sentence):
-                words = name.replace("-", " ").split()
-                if words[0].lower() in STOPWORDS:  # "His charts", "The library": not a name
-                    words = words[1:]
-                    name = " ".join(words)
-                tokens = {stem(w) for w in words}
-                if not words or tokens <= known:
-                    continue
-                # a name that says what the description is ("Nessa *Clinic*" for "the clinic founded by")
-                kind_bonus = 0.5 if tokens & (wanted.content - known) else 0.0
-                score = overlap + kind_bonus - 0.01 * order
-                if best is None or score > best[0]:
-                    best = (score, order, name, passage.chunk_id, sentence)
-    if best is None or best[0] <= 0:
-        return None
-    _, _, entity, chunk_id, sentence = best
-    query = " ".join([entity, *_surface(question, asked(question).attribute)])
-    return Bridge(entity=entity, chunk_id=chunk_id, sentence=sentence, query=query)
+    capitalised = _capitalised(passages[:max_passages])
+    units: list[tuple[int, Passage, str]] = [
+        (order, passage, strip_citations(raw))
+        for order, passage in enumerate(passages[:max_passages]) for raw in split_sentences(passage.text)]
+    scored: dict[str, tuple[float, Bridge]] = {}
+    main = _surface(question, asked(question).main)
+    person = _wants_person(question)
+    for order, passage, sentence in units:
+        unit = features(f"{passage.title}. {sentence}")
+        overlap = sum(unit.covers(t) for t in wanted.content) / max(1, len(wanted.content))
+        for name in _names(sentence, capitalised):
+            tokens = {stem(w) for w in name.replace("-", " ").split()}
+            if tokens <= known:
+                continue
+            kind_bonus = 0.5 if tokens & (wanted.content - known) else 0.0
+            if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
+                   for k in wanted.tokens):
+                kind_bonus += 0.5  # an eponym: "Ansel *Drummore*" for "the amphipod Eurythenes *drummorei*"
+            if person and stem(name.split()[-1]) in _NOT_A_PERSON:
+                kind_bonus -= 0.5  # "the person who led …" is not the Orvenau Alpine Club
+            score = overlap + kind_bonus - 0.01 * order
+            if score > 0 and (name not in scored or score > scored[name][0]):
+                query = " ".join([name, *main])  # "Anselm Varrick born"
+                scored[name] = (score, Bridge(entity=name, chunk_id=passage.chunk_id, sentence=sentence, query=query))
+    ranked = sorted(scored.values(), key=lambda item: item[0], reverse=True)
+    return [bridge for _, bridge in ranked[:limit]]
+
+
+def find_bridge(question: str, passages: Sequence[Passage], max_passages: int = 3) -> Bridge | None:
+    """The best candidate bridge of ``question`` (:func:`find_bridges`), or ``None``."""
+    found = find_bridges(question, passages, limit=1, max_passages=max_passages)
+    return found[0] if found else None
+
+
+def second_hop_target(question: str, hop: Sequence[Passage], bridge: Bridge) -> Passage | None:
+    """The second hop's passage to show beside the naming one: the best-ranked passage (not the naming one)
+    that mentions what the question asks of the bridge ("born" for "Where was the chair … born?"), else the
+    best-ranked one. A person's document opens with the birth and ends with the career: the densest match
+    for "Teodor Makaveyev-Lunn born" may be the chunk about his career; "inhabitants" answers "live")."""
+    others = [p for p in hop if p.chunk_id != bridge.chunk_id]
+    what = asked(question)
+    return next((p for p in others if mentions(what, f"{p.title}. {p.text}")), others[0] if others else None)
+
+
+def about(entity: str, text: str) -> bool:
+    """Whether ``text`` names ``entity`` (every word of it, any case): the second hop's answer must be about
+    the bridge, not about whoever else its passage mentions."""
+    unit = features(text)
+    return all(unit.covers(stem(w)) for w in entity.replace("-", " ").split())
 
 
 def _surface(question: str, stems: Sequence[str]) -> list[str]:
@@ -101,4 +147,4 @@ def _surface(question: str, stems: Sequence[str]) -> list[str]:
     return out
 
 
-__all__ = ["Bridge", "describes_entity", "find_bridge"]
+__all__ = ["Bridge", "about", "describes_entity", "find_bridge", "find_bridges", "second_hop_target"]

@@ -113,15 +113,20 @@ def conflict(claim: TextFeatures, unit: TextFeatures) -> tuple[ConflictKind, str
 
 
 def conflict_about(claim: TextFeatures, sentence: TextFeatures, threshold: float,
-                   context: TextFeatures | None = None) -> tuple[ConflictKind, str, float] | None:
+                   context: TextFeatures | None = None, stated_both: frozenset[str] = frozenset()
+                   ) -> tuple[ConflictKind, str, float] | None:
     """``(kind, detail, coverage)`` when ``sentence`` conflicts with ``claim`` *about the same thing*: every
     name the claim pins is in ``context`` (the sentence with its passage title; default the sentence), and
-    ``context`` covers at least ``threshold`` of the claim's other content words; else ``None``."""
+    ``context`` covers at least ``threshold`` of the claim's other content words; else ``None``. An antonym
+    of a word in ``stated_both`` is no conflict when ``context`` also has the claim's own word: the passage
+    speaks of both ("the *third* son of a cooper" after "the *first* ascent of the Kessraun")."""
     found = conflict(claim, sentence)
     if found is None:
         return None
     kind, detail, explained = found
     context = context or sentence
+    if kind == "antonym" and explained <= stated_both and all(context.covers(t) for t in explained):
+        return None
     pinned = {t for name in claim.names for t in name}
     if any(not context.covers(t) for t in pinned - explained):
         return None  # about something else: every name the claim pins must be there

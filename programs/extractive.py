@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from groundqa.store.embeddings import get_embedder
 from groundqa.text import content_words, opening, split_sentences, strip_citations
 
-from .answerability import Answerability, asked, check
+from .answerability import Answerability, asked, check, holds_value
 from .bridging import Bridge
 from .context import NumberedContext
 
@@ -96,15 +96,21 @@ def _bridge_sentence(context: NumberedContext, bridge: Bridge | None, candidate:
 
 def extractive_answer(question: str, context: NumberedContext, max_sentences: int = 2, floor: float = 0.35,
                       answerability: float = 0.0, bridge: Bridge | None = None,
-                      citable: set[int] | None = None, conflict_coverage: float = 0.6) -> Extraction:
+                      citable: set[int] | None = None, conflict_coverage: float = 0.6,
+                      value_bonus: float = 0.0) -> Extraction:
     """Up to ``max_sentences`` sentences above ``floor`` that each answer ``question`` (see the module
     docstring); with a bridge, second-hop sentences are tried first and the naming sentence leads. Only
     passages numbered in ``citable`` (all, when None) may be quoted; a sentence that swaps a word of the
-    question for a conflicting one (from ``conflict_coverage`` of its other words on) is never quoted."""
+    question for a conflicting one (from ``conflict_coverage`` of its other words on) is never quoted. A
+    sentence holding a value of the asked type (a month for "which month") scores ``value_bonus`` more:
+    the sentence that holds an answer outranks one that only shares the question's words."""
     what = asked(question)
     out = Extraction()
-    ranked = [c for c in rank_sentences(question, context, [bridge.query] if bridge else ())
-              if c.score >= floor and (citable is None or c.number in citable)]
+    ranked = [ScoredSentence(round(c.score + (value_bonus if holds_value(what, c.text) else 0.0), 4), c.number,
+                             c.text, c.before)
+              for c in rank_sentences(question, context, [bridge.query] if bridge else ())]
+    ranked = sorted((c for c in ranked if c.score >= floor and (citable is None or c.number in citable)),
+                    key=lambda c: c.score, reverse=True)
     out.best = ranked[0] if ranked else None
     bridge_number = next((n for n, p in enumerate(context.passages, start=1) if bridge and p.chunk_id == bridge.chunk_id),
                          None)
@@ -118,10 +124,12 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
         if candidate.text in taken:
             continue
         lead = _bridge_sentence(context, bridge, candidate) if not out.chosen else None
-        text = f"{lead.text} {candidate.text}" if lead else candidate.text
         passage = context.passages[candidate.number - 1]
-        verdict = check(what, text, title=f"{passage.title}. {candidate.before}", conflict_coverage=conflict_coverage,
-                        about=openings[candidate.number])
+        # the naming sentence covers the description ("the guide who led the first ascent"); the value asked
+        # for (where he was born) must be in the second hop's sentence itself
+        verdict = check(what, candidate.text, title=f"{passage.title}. {candidate.before}",
+                        conflict_coverage=conflict_coverage, about=openings[candidate.number],
+                        lead=lead.text if lead else "")
         if verdict.score < answerability:
             out.shortfall = out.shortfall or verdict
             continue

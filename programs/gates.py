@@ -47,6 +47,10 @@ class Gates(BaseModel, Parameter):
     premise_floor: float = _gate(0.25, 0.1, 0.6, "retrieval score a presupposition's best passage needs")
     support_threshold: float = _gate(0.5, 0.3, 0.8, "judge support a generated sentence needs from its citations")
     answer_floor: float = _gate(0.3, 0.1, 0.6, "score an extractive sentence needs to be quoted as an answer")
+    value_bonus: float = _gate(
+        0.05, 0.0, 0.2, "added to the score of a passage sentence that holds a value of the asked type (a month "
+        "for 'which month', a number for 'how many') when the extractive answer is chosen: the sentence that "
+        "holds an answer outranks one that only shares the question's words")
     extractive_first: float = _gate(
         1.0, 0.4, 1.0, "score an extractive answer needs to be given without asking the LM (1.0: the LM is "
         "always asked first); a passage sentence this close to the question, holding what it asks for, "
@@ -62,6 +66,9 @@ class Gates(BaseModel, Parameter):
         0.55, 0.4, 1.01, "cosine a negated sentence about a yes/no question's subject needs to its statement to "
         "answer 'No' in other words ('Sarn never exhibited outside the valley' for 'Did Sarn ever show her "
         "paintings outside the valley?'); above 1: only a sentence that denies it in the question's words")
+    bridge_candidates: int = _gate(
+        3, 1, 4, "names of the first hop tried as a multi-hop bridge, best first: the first whose second hop "
+        "says what was asked of it is kept (each costs one retrieval)", ge=1, le=10)
     bridge_floor: float = _gate(0.3, 0.1, 0.6, "retrieval score a bridge-hop passage needs to join the evidence")
 
     # -- the DSPy Parameter protocol (named_parameters / dump_state / load_state / reset_copy) ------

@@ -36,10 +36,10 @@ from groundqa.signatures.types import (
     GroundedResult,
     Passage,
 )
-from groundqa.text import citation_numbers
+from groundqa.text import citation_numbers, opening
 
 from .answerability import asked
-from .bridging import Bridge, find_bridge
+from .bridging import Bridge, about, find_bridges, second_hop_target
 from .citations import analyse, render
 from .context import NumberedContext, build_context, merge_passages
 from .extractive import Extraction, extractive_answer
@@ -232,19 +232,38 @@ class GroundedQA(dspy.Module):
     def _bridge(self, question: str, passages: list[Passage], state: RunState
                 ) -> tuple[list[Passage], Bridge | None, set[str]]:
         """A second hop for a question that describes what it asks about: ``(passages to show, the bridge,
-        the second hop's chunk ids)``. Its best passage is shown right after the passage that named the
-        bridge, so both survive the context cut; it counts as evidence from ``gates.bridge_floor``."""
-        bridge = find_bridge(question, passages) if self.config.bridging else None
-        if bridge is None:
+        the second hop's chunk ids)``. Up to ``gates.bridge_candidates`` names of the first hop are tried,
+        best first (one retrieval each, within the retrieval budget); the first whose second hop holds a
+        sentence of the asked type that says what was asked of it is the bridge, else the best-ranked one.
+        Its best passage is shown right after the passage that named it, so both survive the context cut;
+        it counts as evidence from ``gates.bridge_floor``. What is shown depends on the sizes only, never on
+        a threshold (a calibration trial re-asks nothing)."""
+        candidates = find_bridges(question, passages, limit=self.gates.bridge_candidates) if self.config.bridging else []
+        chosen: tuple[Bridge, list[Passage], Passage] | None = None
+        for bridge in candidates:
+            if chosen is not None and state.usage.retrieval_calls >= state.budgets.max_retrievals:
+                break  # the budget is spent: keep the best-ranked candidate
+            with stage_scope("bridge"):
+                hop = self._retrieve(bridge.query)
+            target = second_hop_target(question, hop, bridge)
+            if target is None:
+                state.note(f"bridge: the second hop for {bridge.entity!r} found no other passage")
+                continue
+            first = next(p for p in passages if p.chunk_id == bridge.chunk_id)
+            chosen = chosen or (bridge, hop, target)
+            trial = extractive_answer(question, build_context([first, target], self.config.budgets.max_context_chars,
+                                                              self.config.budgets.context_policy),
+                                      floor=0.0, answerability=1e-9, bridge=bridge)
+            if any(c.number == 2 and about(bridge.entity, f"{target.title}. {opening(target.text)} {c.text}")
+                   for c in trial.chosen):
+                chosen = (bridge, hop, target)
+                break
+            state.note(f"bridge: the second hop for {bridge.entity!r} does not say what was asked")
+        if chosen is None:
             return passages, None, set()
+        bridge, hop, target = chosen
         state.emit("bridge", entity=bridge.entity, query=bridge.query, chunk_id=bridge.chunk_id)
         state.note(f"bridge: the first hop names {bridge.entity!r}; retrieved again with {bridge.query!r}")
-        with stage_scope("bridge"):
-            hop = self._retrieve(bridge.query)
-        target = next((p for p in hop if p.chunk_id != bridge.chunk_id), None)
-        if target is None:
-            state.note("bridge: the second hop found no other passage")
-            return passages, None, set()
         first = next(p for p in passages if p.chunk_id == bridge.chunk_id)
         pair = (first.chunk_id, target.chunk_id)
         rest = merge_passages([p for p in passages if p.chunk_id not in pair], [p for p in hop if p.chunk_id not in pair])
@@ -330,7 +349,8 @@ class GroundedQA(dspy.Module):
                  citable: set[int] | None) -> Extraction:
         gates = self.gates
         return extractive_answer(question, context, floor=gates.answer_floor, answerability=gates.answerability,
-                                 bridge=bridge, citable=citable, conflict_coverage=gates.contradiction)
+                                 bridge=bridge, citable=citable, conflict_coverage=gates.contradiction,
+                                 value_bonus=gates.value_bonus)
 
     def _extractive(self, question: str, result: GroundedResult, context: NumberedContext,
                     bridge: Bridge | None = None, citable: set[int] | None = None,

@@ -101,7 +101,7 @@ def test_a_winner_that_only_ties_on_the_check_set_is_not_kept(store, trainset):
     _, questions = load_bundled("train")
     untouchable = [to_example(q) for q in questions if q.type == "bad_input"]
     assert untouchable
-    compiled = CalibrateGates(metric(), n_trials=16, seed=1, progress=False, say=lambda _: None).compile(
+    compiled = CalibrateGates(metric(), n_trials=24, seed=1, progress=False, say=lambda _: None).compile(
         qa, trainset=trainset, valset=untouchable)
     report = compiled.calibration
     assert report.fit_best > report.fit_start  # the search did find better gates on fit ...

@@ -13,7 +13,7 @@ import pytest
 from groundqa.judges import get_judge
 from groundqa.judges.lexical import features
 from groundqa.programs.answerability import asked, check, substitution
-from groundqa.programs.bridging import describes_entity, find_bridge
+from groundqa.programs.bridging import describes_entity, find_bridge, find_bridges, second_hop_target
 from groundqa.programs.context import NumberedContext
 from groundqa.programs.contradiction import conflict, find_contradiction
 from groundqa.programs.gates import GATE_NAMES, Gates
@@ -384,3 +384,100 @@ def test_a_bridge_is_a_name_not_a_month_and_a_contraction_is_no_description():
                                 "Varrick.", "Kessraun")
     bridge = find_bridge("In which village was the guide who led the first ascent of the Kessraun born?", [first])
     assert bridge is not None and bridge.entity == "Anselm Varrick"
+
+
+def test_a_bridged_answer_needs_the_asked_value_in_its_own_sentence():
+    question = "In which village was the guide who led the first ascent of the Kessraun born?"
+    what = asked(question)
+    assert what.main == ("born",)  # the description (guide, led, first ascent) is the relative clause
+    lead = "The first ascent was made in 1861 by a party led by the guide Anselm Varrick."
+    # the lead's names are no place, and a sentence that says nothing of "born" is no answer
+    assert check(what, "From about 1852 he began to take visitors onto the glaciers.", title="Anselm Varrick. "
+                 "He was born in Tellbruck.", lead=lead).score == 0
+    # "third son" swaps no word of the question when the passage also says "first ascent" (the description)
+    before = "Anselm Varrick was a guide, best remembered for leading the first ascent of the Kessraun."
+    born = check(what, "He was born in Tellbruck, the third son of a cooper.", title=f"Anselm Varrick. {before}",
+                 lead=lead)
+    assert born.score >= 0.6, born.missing
+    # ... but a swap of a main-clause word still counts: "winter" is what "What winter course" asks
+    swap = asked("What winter course does Odile Marchetti teach?")
+    assert substitution(swap, "She now teaches a summer course.", title="Odile Marchetti. She came in winter.")
+
+
+def test_the_second_hop_shows_the_passage_that_states_the_asked_relation():
+    question = "Where was the person who chairs the Quorvane steering committee born?"
+    hop = [passage("committee", "Teodor Makaveyev-Lunn has chaired the committee since 2019."),
+           Passage(chunk_id="teodor#1", doc_id="teodor", title="Teodor Makaveyev-Lunn",
+                   text="He joined Pellory Systems as a principal engineer in 2015.", score=0.56),
+           Passage(chunk_id="teodor#0", doc_id="teodor", title="Teodor Makaveyev-Lunn",
+                   text="He was born in Port Anselm in 1971.", score=0.53)]
+    bridge = find_bridge(question, hop[:1])
+    assert bridge is not None and bridge.entity == "Teodor Makaveyev-Lunn"
+    assert bridge.query == "Teodor Makaveyev-Lunn born"  # the bridge and what is asked of it, not the description
+    target = second_hop_target(question, hop, bridge)
+    assert target is not None and target.chunk_id == "teodor#0"
+    # with no passage that mentions it, the best-ranked other passage
+    assert second_hop_target(question, hop[:2], bridge).chunk_id == "teodor#1"  # type: ignore[union-attr]
+
+
+def test_bridge_candidates_read_the_description():
+    # the name that fills the description's slot, not the first name of the best sentence
+    first = passage("conf", "QuorvaneConf has been held every October since 2018 in Velmarsk, and is organised by "
+                            "Pellory Systems together with volunteers.", "QuorvaneConf")
+    ranked = find_bridges("In what year was the company that organises QuorvaneConf founded?", [first])
+    assert [b.entity for b in ranked][:2] == ["Velmarsk", "Pellory Systems"]  # both tried, best first
+    # a person is described: a club is no candidate ahead of her
+    climb = passage("grauzahn", "In July 1894 Maren Ostlund led the first ascent of the Grauzahn, and in 1899 she "
+                                "became the first woman member of the Orvenau Alpine Club.", "Grauzahn")
+    who = find_bridges("What had the person who led the first ascent of the Grauzahn trained as?", [climb])
+    assert who[0].entity == "Maren Ostlund"
+    # an eponym: the species is named for him
+    species = passage("fauna", "The amphipod Eurythenes drummorei, described by Priya Lantree-Osei, gave the founder, "
+                               "Ansel Drummore, a species of his own.", "Deep-sea fauna")
+    honoured = find_bridges("In which town was the person honoured by the amphipod Eurythenes drummorei born?",
+                            [species])
+    assert honoured[0].entity == "Ansel Drummore"
+    # a sentence-opening common word is no name
+    plugins = passage("plugins", "Plugins may also add operators. The Gullwing plugin extends SedgeQL.", "Plugins")
+    assert "Plugins" not in [b.entity for b in find_bridges(
+        "Who designed the query language that the Gullwing plugin extends?", [plugins])]
+
+
+def test_a_role_description_weighs_like_a_relative_clause():
+    what = asked("Where was the original author of quorctl born?")
+    assert what.main == ("born",) and dict(zip(what.attribute, what.weights, strict=True))["author"] == 0.5
+    assert asked("How many people live in Port Vessany's twin town?").main == ("liv",)
+    # a thing of a name, or a -ment noun, is no role: asked about as such
+    assert "lif" in asked("Whose value was known in Newton's life?").main
+    assert not describes_entity("How large is the endowment of the Hollins Maritime Trust?")
+    assert not describes_entity("What is the number of visitors of the museum?")
+
+
+def test_a_date_question_that_names_its_unit_wants_that_unit():
+    weekday = asked("What day of the week is the Night of the Fires held on?")
+    assert "week" not in weekday.attribute  # the unit asked for, not an attribute
+    assert check(weekday, "It is held every year on the first Saturday of September.").score >= 0.6
+    assert check(weekday, "It was first held on 14 March 1902.").score == 0  # a date, not a weekday
+    month = asked("In which month does QuorvaneConf take place each year?")
+    assert check(month, "QuorvaneConf has been held every October since 2018.").score >= 0.6  # take place ~ held
+    assert check(month, "QuorvaneConf has been held in Velmarsk since 2018.").score == 0  # a year is no month
+    out = asked("What day does the Carrowmede Lantern come out?")
+    assert check(out, "The Carrowmede Lantern is published every Friday.").score >= 0.6  # come out ~ published
+
+
+def test_the_sentence_holding_the_asked_value_outranks_a_wordier_one():
+    from groundqa.programs.context import build_context
+    from groundqa.programs.extractive import extractive_answer
+
+    question = "In which month does QuorvaneConf take place each year?"
+    context = build_context([passage("conf", "Since 2020 the committee has held one meeting a year, the day before "
+                                             "QuorvaneConf opens. QuorvaneConf has been held every October since "
+                                             "2018 in Velmarsk.", "QuorvaneConf")], 4000)
+    plain = extractive_answer(question, context, floor=0.0, answerability=0.6)
+    found = extractive_answer(question, context, floor=0.0, answerability=0.6, value_bonus=0.05)
+    assert found.chosen and "October" in found.answer and "meeting" not in found.answer
+    assert found.chosen[0].score == pytest.approx(plain.chosen[0].score + 0.05)
+    # the bonus can lift it over the floor that kept it out
+    assert not extractive_answer(question, context, floor=plain.chosen[0].score + 0.01, answerability=0.6).chosen
+    assert extractive_answer(question, context, floor=plain.chosen[0].score + 0.01, answerability=0.6,
+                             value_bonus=0.05).chosen

@@ -55,9 +55,19 @@ CORPUS = [
     # the shapes the development corpora (datasets/workbench/) added
     Document(id="harrow-labs", title="Harrow Labs", text=(
         "Development of Tessel is funded by Harrow Labs, a company based in Alsberg. Harrow Labs also runs the "
-        "yearly Tessel meeting.")),
+        "yearly Tessel meeting. Harrow Labs was founded in 2009 by two former Tessel contributors.")),
+    Document(id="tessel-summit", title="Tessel Summit", text=(
+        "The Tessel Summit is held every May in Alsberg, in the old corn exchange, and is organised by the Orlo "
+        "Software Guild. About 300 people attend.")),
+    Document(id="orlo-software-guild", title="Orlo Software Guild", text=(
+        "The Orlo Software Guild is an association of software firms in the Orlo valley. The guild was founded "
+        "in 1998 and has forty member firms.")),
     Document(id="orlo-observatory", title="Orlo Observatory", text=(
         "The Orlo Observatory stands above Lake Orlo. It was built in 1932 by the engineer Karl Mende.")),
+    Document(id="karl-mende", title="Karl Mende", text=(
+        "Karl Mende (1881-1950) was an engineer of the Orlo valley. He was born in Tessaly, the second son of a "
+        "miller. From 1905 he built observatories and bridges across the Orlo range for the engineering firm "
+        "of his uncle.")),
     Document(id="anna-dorn", title="Anna Dorn", text=(
         "Anna Dorn painted the lakes of the Orlo valley. Dorn never exhibited outside the Orlo valley during "
         "her lifetime.")),
@@ -125,6 +135,26 @@ def test_multi_hop_bridge_is_retrieved_and_visible(program: GroundedQA):
     bridges = [e for e in events if e["type"] == "bridge"]
     assert bridges and bridges[0]["entity"] == "Tomas Reyne"
     assert any(r.stage == "bridge" for r in trace.records if isinstance(r, RetrievalCall))
+
+
+def test_a_bridged_answer_comes_from_the_sentence_that_states_it(program: GroundedQA):
+    # the naming sentence holds names (Karl Mende, Lake Orlo) but not the birthplace, and the hop's sentence
+    # about his career shares the description's words (built, observatories) and follows the one that
+    # answers: only "He was born in Tessaly" answers
+    result = program.run("In which town was the engineer who built the Orlo Observatory born?")
+    answer = answered(result)
+    assert "born in Tessaly" in answer and "From 1905" not in answer
+    assert "karl-mende" in {c.doc_id for c in result.citations}
+
+
+def test_a_bridge_whose_second_hop_does_not_answer_gives_way_to_the_next(program: GroundedQA):
+    # the best sentence names Alsberg first; nothing about Alsberg says when it was founded, so the next
+    # name of the description's sentence, the Orlo Software Guild, is the bridge
+    events: list[dict] = []
+    result = program.run("In what year was the association that organises the Tessel Summit founded?",
+                         on_event=events.append)
+    assert "1998" in answered(result)
+    assert [e["entity"] for e in events if e["type"] == "bridge"] == ["Orlo Software Guild"]
 
 
 def test_negative_existence_is_a_cited_no_or_a_refusal(program: GroundedQA):

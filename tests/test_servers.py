@@ -374,8 +374,11 @@ def test_mlflow_server_killed_mid_evaluate(doomed_mlflow, home, tmp_path, monkey
     forget_after_test(monkeypatch)  # the guard's own fail-fast settings are what this test exercises
     questions = write_questions(tmp_path / "questions.jsonl")
     started = time.monotonic()
+    # the LM is asked first (--gate extractive_first=1): the server must die mid-run, after the second LM call,
+    # however many questions a close passage sentence would otherwise answer without the LM
     code, out, err = run_cli("evaluate", "--questions", str(questions), "--corpus", str(DEMO), "--home", str(home),
-                             "--json", str(tmp_path / "report.json"), "--quiet")
+                             "--json", str(tmp_path / "report.json"), "--quiet", "--gate", "extractive_first=1")
+    assert calls[0] > 2, f"only {calls[0]} LM call(s): the server was not killed mid-run"
     assert server.process is not None and server.process.poll() is not None, "the server was not killed"
     assert code == 0, err[-2000:]
     report = json.loads((tmp_path / "report.json").read_text())
