@@ -82,6 +82,11 @@ _DATE_UNITS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
                 re.I)),
     (re.compile(r"^(?:\w+ )?(?:what|which) year\b", re.I), re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")),
 )
+# "How many"/"how much" asks for a count or an amount: a year the sentence dates something by ("reintroduced
+# *in 1994*", "set up *in 2017*", "by *the 1970s*", "on 14 *August 1861*") is no answer to it.
+_COUNT_Q = re.compile(r"^(?:\w+ )?how (?:many|much)\b", re.I)
+_DATING_YEAR = re.compile(r"\b(?:(?:in|since|by|from|until|till|before|after|around|circa|c\.|of)\s+(?:the\s+)?|(?:"
+                          + "|".join(_MONTHS[:12]) + r")\s+)(?:1[0-9]{3}|20[0-9]{2})s?\b", re.I)
 _NUMBER_VALUE = re.compile(
     r"\b(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
     r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
@@ -334,6 +339,8 @@ def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str]
         unit = next((value for asks, value in _DATE_UNITS if asks.search(question)), _DATE_VALUE)
         return bool(unit.search(text))
     if kind == "number":
+        if _COUNT_Q.search(question):
+            text = _DATING_YEAR.sub(" ", text)
         return bool(_NUMBER_VALUE.search(text))
     if kind == "yes_no":
         return True  # a yes/no answer is judged by its attribute (and, for "No", by an explicit negation)

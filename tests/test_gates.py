@@ -481,3 +481,17 @@ def test_the_sentence_holding_the_asked_value_outranks_a_wordier_one():
     assert not extractive_answer(question, context, floor=plain.chosen[0].score + 0.01, answerability=0.6).chosen
     assert extractive_answer(question, context, floor=plain.chosen[0].score + 0.01, answerability=0.6,
                              value_bonus=0.05).chosen
+
+
+def test_a_count_question_is_not_answered_by_the_year_a_sentence_dates_something_by():
+    trout = asked("How many marble trout live in the Ilse?")
+    # "in 1994", "by the 1970s": dates, not a count of trout
+    dated = "The marble trout, which had almost disappeared by the 1970s, was reintroduced in 1994 to the Ilse."
+    assert check(trout, dated).score == 0
+    assert check(trout, "About 4,000 marble trout live in the Ilse today.").score >= 0.6
+    trustees = asked("How many trustees does the Quorvane Project Trust have?")
+    assert check(trustees, "The Quorvane Project Trust was set up in 2017 with trustees from its member firms.").score == 0
+    assert check(trustees, "The Quorvane Project Trust has five trustees.").score >= 0.6
+    # a year is still a value where the question asks for one ("How long", a date question)
+    assert check(asked("When was the Quorvane Project Trust set up?"),
+                 "The Quorvane Project Trust was set up in 2017.").score >= 0.6
