@@ -62,8 +62,13 @@ def citation_numbers(sentence: str) -> list[int]:
 
 
 def strip_citations(sentence: str) -> str:
-    """The sentence with citation marks and list bullets removed (ALCE's hypothesis)."""
-    text = _CITATION.sub("", sentence)
+    """The sentence with citation marks and list bullets removed (ALCE's hypothesis). Removing a mark can
+    close another around it ("[0[0]]" leaves "[0]"), so marks are removed until none is left."""
+    text = sentence
+    while True:
+        text, removed = _CITATION.subn("", text)
+        if not removed:
+            break
     text = _BULLET.sub("", text)
     return re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import dspy
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from groundqa.lm.scripted import ScriptedLM
@@ -146,6 +146,7 @@ _PIECE = st.one_of(st.text(max_size=12), _MARK, st.sampled_from([". ", "[[", "]]
 
 @PROPERTY
 @given(st.lists(_PIECE, max_size=25).map("".join), st.integers(min_value=0, max_value=12))
+@example("[0[0]]", 0)  # found by this test: removing the inner mark closed the outer one
 def test_citation_parser_property(answer, n_passages):
     checks = analyse(answer, n_passages)
     assert [c.index for c in checks] == list(range(len(checks)))
