@@ -395,7 +395,11 @@ def mentions(what: Asked, text: str) -> bool:
     """Whether ``text`` mentions a term of the question's main clause (or a unit or synonym of one):
     "inhabitants" mentions "How many people *live* …"."""
     feats = features(text)
-    return any(_term_present(t, feats.content, feats.prefixes) for t in what.main)
+    # a near-match by prefix does not count where a word of the description shares it: "Greta Voss is a
+    # *composer*" names the description ("the composer of the Tide Suite"), not "teach *composition*"
+    described = {t[:5] for t in what.attribute if t not in what.main}
+    return any(_term_present(t, feats.content, frozenset() if t[:5] in described else feats.prefixes)
+               for t in what.main)
 
 
 def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6, about: str = "",

@@ -495,3 +495,16 @@ def test_a_count_question_is_not_answered_by_the_year_a_sentence_dates_something
     # a year is still a value where the question asks for one ("How long", a date question)
     assert check(asked("When was the Quorvane Project Trust set up?"),
                  "The Quorvane Project Trust was set up in 2017.").score >= 0.6
+
+
+def test_a_word_of_the_description_is_no_mention_of_the_main_clause():
+    from groundqa.programs.answerability import mentions
+
+    what = asked("Where did the composer of the Tide Suite teach composition?")
+    assert what.main == ("composition", "teach")
+    # "composer" shares its first letters with "composition", but it is the description's word
+    assert not mentions(what, "Greta Voss (born 1949 in Kellaby) is a composer.")
+    assert mentions(what, "She teaches composition at the Lorvin Conservatory.")
+    # a near-match by prefix still counts where no description word shares it
+    assert mentions(asked("Where was the guide who led the first ascent of the Kessraun trained?"),
+                    "He had a training as a cooper.")
