@@ -249,13 +249,8 @@ class GroundedQA(dspy.Module):
             if target is None:
                 state.note(f"bridge: the second hop for {bridge.entity!r} found no other passage")
                 continue
-            first = next(p for p in passages if p.chunk_id == bridge.chunk_id)
             chosen = chosen or (bridge, hop, target)
-            trial = extractive_answer(question, build_context([first, target], self.config.budgets.max_context_chars,
-                                                              self.config.budgets.context_policy),
-                                      floor=0.0, answerability=1e-9, bridge=bridge)
-            if any(c.number == 2 and about(bridge.entity, f"{target.title}. {opening(target.text)} {c.text}")
-                   for c in trial.chosen):
+            if self._answers_about(question, bridge, passages, target):
                 chosen = (bridge, hop, target)
                 break
             state.note(f"bridge: the second hop for {bridge.entity!r} does not say what was asked")
@@ -268,6 +263,18 @@ class GroundedQA(dspy.Module):
         pair = (first.chunk_id, target.chunk_id)
         rest = merge_passages([p for p in passages if p.chunk_id not in pair], [p for p in hop if p.chunk_id not in pair])
         return [first, target, *rest], bridge, {p.chunk_id for p in hop}
+
+    def _answers_about(self, question: str, bridge: Bridge, first_hop: list[Passage], target: Passage) -> bool:
+        """Whether the second hop's ``target``, read after the sentence that named the bridge, holds a sentence
+        that answers ``question`` and is about the bridge itself (its passage's title or opening may name it),
+        not about whoever else the passage mentions."""
+        first = next(p for p in first_hop if p.chunk_id == bridge.chunk_id)
+        budgets = self.config.budgets
+        trial = extractive_answer(question, build_context([first, target], budgets.max_context_chars,
+                                                          budgets.context_policy),
+                                  floor=0.0, answerability=1e-9, bridge=bridge)
+        return any(c.number == 2 and about(bridge.entity, f"{target.title}. {opening(target.text)} {c.text}")
+                   for c in trial.chosen)
 
     def _subqueries(self, question: str) -> list[str]:
         mode = self.config.multi_hop
