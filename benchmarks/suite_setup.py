@@ -27,7 +27,7 @@ from groundqa.store.chroma_store import CorpusStore
 
 QUICK_QUESTIONS = 9  # one per question type
 SQUAD_FULL, SQUAD_QUICK = 200, 6  # held-out articles only (datasets.squad.SQUAD2_TRAIN_ARTICLES are never evaluated)
-SQUAD_TRAIN, SQUAD_TRAIN_QUICK = 120, 24  # from the training articles: what the compile may read
+SQUAD_TRAIN, SQUAD_TRAIN_QUICK = 360, 24  # from the training articles: what the compile may read (360: a 240/120 fit/check split)
 COMPILE_MAX, COMPILE_BUDGET = 16, 3
 CALIBRATION_TRIALS, CALIBRATION_TRIALS_QUICK = 60, 12
 SUITE_DATA_SPECS = "'bundled' or 'squad[:PATH]'"
