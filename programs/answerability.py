@@ -95,7 +95,7 @@ _NAME_VALUE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z\u00C0-\u024F]+|\b[A-Z]{
 
 # Words that frame the slot without naming what is asked ("at its deepest *point*").
 _FILLER = frozenset(stem(w) for w in _words("""point part way name called known exactly approximately roughly about
-    currently today now usually typically actually main total"""))
+    currently today now usually typically actually main total different"""))
 # Terms after one of these belong to a trailing clause ("... *before* joining the authority"): they
 # narrow the question, the main clause says what is asked, so they weigh half.
 _SUBORDINATE = re.compile(r"\b(?:before|after|while|during|since|because|although|though|until|unless|if)\b", re.I)
@@ -287,7 +287,7 @@ def _subject_name(question: str, names: tuple[tuple[str, ...], ...]) -> tuple[tu
     return tuple(name for name in names if name and set(name) <= words)
 
 
-_SLOT_NOUN = re.compile(rf"^(?:\w+ )?(?i:which|what|how many|how much) (?:[a-z]+ )?([a-z]+) (?:{_AUX}|[a-z]+(?:ed|s))\b")
+_SLOT_NOUN = re.compile(rf"^(?:\w+ )?(?i:which|what|how many|how much) (?:(?!{_AUX}\b)[a-z]+ )?([a-z]+) (?:{_AUX}|[a-z]+(?:ed|s))\b")
 
 
 def _slot_noun(question: str) -> str | None:

@@ -173,6 +173,38 @@ def test_closed_sets_and_degrees_conflict():
     assert conflict(features("the same in every frame"), features("different in every frame"))[0] == "antonym"
     assert conflict(features("the third law"), features("the third law")) is None
 
+def test_the_subject_after_an_auxiliary_is_no_slot_noun():
+    # "What *are* stators attached to?": "stators" is what the question is about, not the noun of its slot
+    stators = asked("What are stators attached to?")
+    assert dict(zip(stators.attribute, stators.weights, strict=True))["stator"] == 1.0
+    party = asked("Which party is in power?")  # a real slot noun still weighs half
+    assert dict(zip(party.attribute, party.weights, strict=True))["parti"] == 0.5
+
+
+def test_different_is_no_asked_attribute():
+    # "What are the two different types of immunity?" asks for the types; "different" is how it says so
+    kinds = asked("What are the two different types of immunity?")
+    assert check(kinds, "The two types of immunity are innate and adaptive immunity.").coverage == 1.0
+
+
+@pytest.mark.parametrize("typed, word, forgiven", [
+    ("telnet", "telenet", True), ("seperate", "separate", True), ("recieve", "receive", True),
+    ("mathmatical", "mathematical", True), ("painter", "printer", True),  # the price: a real word one letter off
+    ("sailor", "tailor", False), ("paint", "pant", False), ("telnet", "telnet", False), ("conversation", "conservation", False),
+])
+def test_a_misspelling_is_one_letter_off_a_long_word_that_starts_alike(typed: str, word: str, forgiven: bool):
+    from groundqa.judges.lexical import misspelling_of
+
+    assert misspelling_of(typed, word) is forgiven and misspelling_of(word, typed) is forgiven
+
+
+def test_the_premise_judge_forgives_a_name_misspelt_by_one_letter():
+    judge = get_judge("offline")
+    passage = "Telenet was the first FCC-licensed public data network in the United States."
+    assert judge.judge("Telnet", [passage]).entailed
+    assert not judge.judge("Tymnet", [passage]).entailed  # another name altogether
+
+
 def test_a_dimension_or_a_year_the_question_asks_for_is_required():
     tall = asked("How tall is the lighthouse?")
     assert not check(tall, "The lighthouse was built in 1901.").has_type  # a number, but not a height

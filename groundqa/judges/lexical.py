@@ -128,6 +128,30 @@ class TextFeatures:
         """``token`` occurs here, exactly or as a word sharing its 5-letter prefix ("volcano"/"volcanic")."""
         return token in self.tokens or (len(token) >= PREFIX and token.isalpha() and token[:PREFIX] in self.prefixes)
 
+    def covers_misspelt(self, token: str) -> bool:
+        """``token`` occurs here, or spelt one letter otherwise (:func:`misspelling_of`: "telnet" for
+        "telenet"): a name typed by a person."""
+        return self.covers(token) or any(misspelling_of(token, word) for word in self.tokens)
+
+
+#: Shortest word a one-letter misspelling is forgiven in.
+TYPO_MIN = 6
+
+
+def misspelling_of(typed: str, word: str) -> bool:
+    """Whether ``typed`` is ``word`` with one letter substituted, added, dropped or swapped with its
+    neighbour, both of :data:`TYPO_MIN` letters or more and starting alike, where one letter seldom
+    makes another word (it can: "painter", "printer")."""
+    if typed == word or min(len(typed), len(word)) < TYPO_MIN or typed[0] != word[0] or abs(len(typed) - len(word)) > 1:
+        return False
+    if len(typed) == len(word):
+        diff = [i for i, (x, y) in enumerate(zip(typed, word, strict=True)) if x != y]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and typed[diff[0]] == word[diff[1]]
+                                  and typed[diff[1]] == word[diff[0]])
+    short, long = (typed, word) if len(typed) < len(word) else (word, typed)
+    i = next((i for i, (x, y) in enumerate(zip(short, long, strict=False)) if x != y), len(short))
+    return short[i:] == long[i + 1:]
+
 
 def _words(text: str) -> list[str]:
     return _TOKEN.findall(text)

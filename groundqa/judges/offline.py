@@ -270,7 +270,7 @@ class OfflineJudge:
 
     def _score(self, hyp: TextFeatures, unit: TextFeatures, sim: float, premises: tuple[int, ...],
                asserted: TextFeatures) -> _Scored:
-        missing = sorted(t for t in hyp.content if not unit.covers(t))
+        missing = sorted(t for t in hyp.content if not unit.covers_misspelt(t))
         coverage = 1.0 - len(missing) / len(hyp.content)
         if self.use_embeddings:
             scaled = min(1.0, max(0.0, (sim - self.sim_low) / (self.sim_high - self.sim_low)))
@@ -282,7 +282,7 @@ class OfflineJudge:
         if missing_numbers:
             problems.append(f"number(s) {', '.join(missing_numbers)} not in the premise")
             score = min(score, 0.2)
-        missing_names = sorted({tok for name in hyp.names for tok in name if not unit.covers(tok)})
+        missing_names = sorted({tok for name in hyp.names for tok in name if not unit.covers_misspelt(tok)})
         if missing_names:
             problems.append(f"name(s) {', '.join(missing_names)} not in the premise")
             score = min(score, 0.3)
