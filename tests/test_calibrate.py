@@ -174,6 +174,23 @@ def test_stratified_split_keeps_both_classes_in_both_parts(trainset):
         assert any(e.should_abstain for e in part) and any(not e.should_abstain for e in part)
 
 
+def test_stratified_split_keeps_a_documents_questions_on_one_side():
+    from groundqa.datasets.squad import default_squad2_path, load_squad2
+
+    path = default_squad2_path()
+    if not path.exists():
+        pytest.skip("SQuAD 2.0 file not present")
+    _, questions, _ = load_squad2(path, sample=90, seed=3, articles="train")
+    examples = [to_example(q) for q in questions]
+    assert len({tuple(e.gold_docs) for e in examples}) < len(examples)  # some paragraphs have several questions
+    fit, check = stratified_split(examples, 1 / 3, seed=0)
+    assert len(fit) + len(check) == len(examples)
+    assert not {d for e in fit for d in e.gold_docs} & {d for e in check for d in e.gold_docs}
+    for flag in (False, True):  # still stratified: each class gets at most its share, and some of it
+        n = sum(e.should_abstain is flag for e in examples)
+        assert 0 < sum(e.should_abstain is flag for e in check) <= round(n / 3)
+
+
 def test_bootstrap_plus_calibrate_compile_logs_trials_and_gates(tmp_path: Path, home: Path, monkeypatch):
     import mlflow
 

@@ -5,8 +5,9 @@ is this passage evidence, is this premise supported, does this sentence answer w
 are numbers (:class:`~groundqa.programs.gates.Gates`), and their right values depend on the corpus
 and the embedder. This optimizer fits them on the user's own train split:
 
-1. split the trainset into a *fit* part and a *check* part (stratified by should-abstain), unless a
-   ``valset`` is given for the check;
+1. split the trainset into a *fit* part and a *check* part (stratified by should-abstain, and grouped
+   by gold document, so that check asks about passages the fit never saw), unless a ``valset`` is given
+   for the check;
 2. score the program's current gates on *fit*, after asking the LM about every fit question once with
    every gate in front of it lifted (premises off, the lowest evidence floor, the LM first): that pass
    pays for the LM calls and retrievals, so that moving a floor never needs a new LM call;
@@ -156,15 +157,33 @@ def memoised(program: dspy.Module) -> Iterator[None]:
 
 
 def stratified_split(items: Sequence[Any], check_share: float, seed: int) -> tuple[list[Any], list[Any]]:
-    """``(fit, check)`` with ``check_share`` of the answerable and of the should-abstain items in check."""
+    """``(fit, check)`` with about ``check_share`` of the answerable and of the should-abstain items in check,
+    and the questions with the same gold documents on the same side.
+
+    Questions about the same passage share its wording and its retrieval scores: split across fit and
+    check, they let the check set reward gates fitted to that passage, and the check promises a gain
+    that documents it never saw do not give (SQuAD, 360 training-article questions: +0.129 on check,
+    −0.003 on the held-out articles). So whole groups (the questions with the same gold documents; a
+    question without any is its own group) go to check, in a seeded order, while neither class exceeds
+    its share."""
+    groups: dict[Any, list[Any]] = {}
+    for item in items:
+        docs = tuple(sorted(getattr(item, "gold_docs", None) or ()))
+        groups.setdefault(docs or ("id", getattr(item, "id", None) or id(item)), []).append(item)
+    order = list(groups.values())
+    random.Random(seed).shuffle(order)
+    want = {flag: round(sum(bool(getattr(e, "should_abstain", False)) is flag for e in items) * check_share)
+            for flag in (False, True)}
+    have = {False: 0, True: 0}
     fit: list[Any] = []
     check: list[Any] = []
-    for flag in (False, True):
-        group = [e for e in items if bool(getattr(e, "should_abstain", False)) is flag]
-        random.Random(seed).shuffle(group)
-        cut = round(len(group) * check_share)
-        check.extend(group[:cut])
-        fit.extend(group[cut:])
+    for group in order:
+        adds = {flag: sum(bool(getattr(e, "should_abstain", False)) is flag for e in group) for flag in (False, True)}
+        if all(have[f] + adds[f] <= want[f] for f in adds) and any(adds[f] and have[f] < want[f] for f in adds):
+            check.extend(group)
+            have = {f: have[f] + adds[f] for f in have}
+        else:
+            fit.extend(group)
     return fit, check
 
 
