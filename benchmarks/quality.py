@@ -11,7 +11,10 @@
     retrieval time come from GroundedQA's own usage and traces, and for the peers from meters wrapped
     around the same LM and retriever (the meters also run under GroundedQA, as a cross-check).
 ``quality-squad``
-    The same on a SQuAD 2.0 sample; skipped when the file is not there.
+    The same on a SQuAD 2.0 sample of the held-out articles, compiled on the training articles; skipped
+    when the file is not there. ``GROUNDQA_BENCH_SQUAD_EVAL=train`` evaluates on other questions of the
+    training articles instead (development: whether a calibration carries over to new questions about
+    the documents it was fitted on; not a held-out figure).
 
 Options: the registry runner (``python -m benchmarks run --suite quality --quick``) takes the LM from
 ``GROUNDQA_LM`` (default ``embedded``) and the data/program from ``GROUNDQA_BENCH_DATA`` /
@@ -430,7 +433,8 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
     config = {"lm": settings.lm, "data": data.data, "split": "test" if bundled else "sample",
               "questions": len(data.questions), "quick": data.quick, "seed": data.seed, "program": program_path,
               "peer_module": "ChainOfThought" if peer_reasoning else "Predict", "dspy_cache": False,
-              "retrieval_cache": False, "k": settings.k, "judge": "offline", "threads": 1, "programs": programs}
+              "retrieval_cache": False, "k": settings.k, "judge": "offline", "threads": 1, "programs": programs,
+              **({"squad_eval": data.squad_eval} if not bundled else {})}
     if data.skip:
         return skipped_result("Peers", config, data.skip)
     guarded = configure_lm(settings)

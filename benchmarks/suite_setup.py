@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import logging
 import os
+import random
 import sys
 import tempfile
 import time
@@ -88,15 +89,18 @@ def parse_suite_data(data: str) -> DatasetSpec:
     return dataset
 
 
-def load_questions(data: str | DatasetSpec, quick: bool, seed: int, max_questions: int | None = None
-                   ) -> tuple[list[Document], list[Question], list[Question], str | None]:
+def load_questions(data: str | DatasetSpec, quick: bool, seed: int, max_questions: int | None = None,
+                   squad_eval: str = "heldout") -> tuple[list[Document], list[Question], list[Question], str | None]:
     """``(corpus, eval questions, train questions, skip reason)`` for ``bundled`` or ``squad[:PATH]``.
 
     Bundled: a stratified sample of the test split (:data:`QUICK_QUESTIONS` when quick, else all of it)
     and the whole train split. SQuAD: a balanced sample of the held-out articles for evaluation and one
     of the training articles for compiling (the project's fixed article split,
     :data:`groundqa.datasets.squad.SQUAD2_TRAIN_ARTICLES`); the corpus holds the paragraphs of both. A
-    missing file is a skip reason, not an error.
+    missing file is a skip reason, not an error. ``squad_eval="train"`` (development, not a held-out
+    measurement) evaluates on other questions of the training articles instead, drawn with the compile's
+    and split from them, never the same question twice: does a calibration carry over to new questions
+    about the documents it was fitted on?
     """
     dataset = data if isinstance(data, DatasetSpec) else parse_suite_data(data)
     if dataset.kind == "bundled":
@@ -117,11 +121,29 @@ def load_questions(data: str | DatasetSpec, quick: bool, seed: int, max_question
         n_eval = SQUAD_QUICK if quick else SQUAD_FULL
         if max_questions:
             n_eval = min(n_eval, max_questions)
+        n_train = SQUAD_TRAIN_QUICK if quick else SQUAD_TRAIN
+        if squad_eval == "train":
+            docs, drawn, _errors = load_squad2(path, sample=n_train + n_eval, seed=seed, articles="train")
+            questions, train = split_off(drawn, n_eval, seed)
+            return docs, questions, train, None
+        if squad_eval != "heldout":
+            raise DatasetError(f"unknown SQuAD evaluation set {squad_eval!r}: use 'heldout' or 'train'")
         docs, questions, _errors = load_squad2(path, sample=n_eval, seed=seed, articles="heldout")
-        train_docs, train, _errors = load_squad2(path, sample=SQUAD_TRAIN_QUICK if quick else SQUAD_TRAIN, seed=seed,
-                                                 articles="train")
+        train_docs, train, _errors = load_squad2(path, sample=n_train, seed=seed, articles="train")
         return [*docs, *train_docs], questions, train, None
     raise DatasetError(f"unknown --data {data!r}: use {SUITE_DATA_SPECS}")
+
+
+def split_off(questions: Sequence[Question], n: int, seed: int) -> tuple[list[Question], list[Question]]:
+    """``(taken, rest)``: ``n`` of ``questions`` taken half answerable, half should-abstain (seeded)."""
+    taken: list[Question] = []
+    rest: list[Question] = []
+    for flag, share in ((False, n - n // 2), (True, n // 2)):
+        group = [q for q in questions if q.should_abstain is flag]
+        random.Random(seed).shuffle(group)
+        taken.extend(group[:share])
+        rest.extend(group[share:])
+    return taken, rest
 
 
 @dataclass
@@ -136,11 +158,15 @@ class SuiteData:
     questions: list[Question]
     train: list[Question]
     skip: str | None  # why the suite cannot run (no SQuAD file), else None
+    squad_eval: str = "heldout"  # SQuAD: the held-out articles, or ("train") other training-article questions
 
     @property
     def description(self) -> str:
         """What the questions are, for a note: ``bundled test`` or ``SQuAD 2.0``."""
-        return "bundled test" if self.dataset.kind == "bundled" else "SQuAD 2.0"
+        if self.dataset.kind == "bundled":
+            return "bundled test"
+        return ("SQuAD 2.0 training-article (development: other questions of the articles the compile read, "
+                "not held out)" if self.squad_eval == "train" else "SQuAD 2.0")
 
     def collection(self, prefix: str) -> str:
         """A Chroma collection name of the suite's own for this data (``peers-bundled``, ``cache-squad``)."""
@@ -153,8 +179,10 @@ def suite_data(args: argparse.Namespace) -> SuiteData:
     seed = int(getattr(args, "seed", 13))
     data = str(suite_option(args, "data", "GROUNDQA_BENCH_DATA", "bundled"))
     dataset = parse_suite_data(data)
-    docs, questions, train, skip = load_questions(dataset, quick, seed, getattr(args, "max_questions", None))
-    return SuiteData(quick, seed, data, dataset, docs, questions, train, skip)
+    squad_eval = str(suite_option(args, "squad_eval", "GROUNDQA_BENCH_SQUAD_EVAL", "heldout"))
+    docs, questions, train, skip = load_questions(dataset, quick, seed, getattr(args, "max_questions", None),
+                                                  squad_eval=squad_eval)
+    return SuiteData(quick, seed, data, dataset, docs, questions, train, skip, squad_eval)
 
 
 def skipped_result(title: str, config: dict[str, Any], reason: str) -> dict[str, Any]:

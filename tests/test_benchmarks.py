@@ -169,3 +169,20 @@ def test_the_peers_group_runs_its_suites_in_order(tmp_path: Path, monkeypatch: p
     assert runner.main(["run", "--suite", "peers", "--quick", "--out", str(tmp_path)]) == 0
     assert ran == list(registry.GROUPS["peers"])
     assert "target under 5 min (quick): MET" in (tmp_path / "summary.md").read_text(encoding="utf-8")
+
+
+def test_squad_training_article_evaluation_never_reuses_a_compile_question() -> None:
+    from benchmarks.suite_setup import load_questions
+    from groundqa.datasets.squad import SQUAD2_TRAIN_ARTICLES, default_squad2_path
+
+    if not default_squad2_path().exists():
+        pytest.skip("SQuAD 2.0 file not present")
+    docs, questions, train, skip = load_questions("squad", quick=True, seed=5, squad_eval="train")
+    assert skip is None and len(questions) == 6 and len(train) == 24
+    assert not {q.id for q in questions} & {q.id for q in train}
+    assert sum(q.should_abstain for q in questions) == 3  # balanced
+    assert {d.title for d in docs} <= set(SQUAD2_TRAIN_ARTICLES) | {t.replace("_", " ") for t in SQUAD2_TRAIN_ARTICLES}
+    held_docs, held, _, _ = load_questions("squad", quick=True, seed=5)  # the default stays held out
+    assert not {d.title for d in held_docs if d.id in {g for q in held for g in q.gold_docs}} & {d.title for d in docs}
+    with pytest.raises(Exception, match="unknown SQuAD evaluation set"):
+        load_questions("squad", quick=True, seed=5, squad_eval="test")
