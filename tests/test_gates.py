@@ -205,6 +205,14 @@ def test_the_premise_judge_forgives_a_name_misspelt_by_one_letter():
     assert not judge.judge("Tymnet", [passage]).entailed  # another name altogether
 
 
+def test_the_premise_judge_reads_a_surname_as_the_person_unless_a_namesake_is_named():
+    judge = get_judge("offline")
+    claim = "Cormac Westraven received the Halden Prize"
+    assert judge.judge(claim, ["In 1988 Westraven received the Halden Prize for his survey of the shelf."]).entailed
+    assert not judge.judge(claim, ["In 1988 Maud Westraven received the Halden Prize."]).entailed  # a namesake
+    assert not judge.judge(claim, ["In 1988 Ellery received the Halden Prize."]).entailed  # somebody else
+
+
 def test_a_dimension_or_a_year_the_question_asks_for_is_required():
     tall = asked("How tall is the lighthouse?")
     assert not check(tall, "The lighthouse was built in 1901.").has_type  # a number, but not a height

@@ -282,7 +282,8 @@ class OfflineJudge:
         if missing_numbers:
             problems.append(f"number(s) {', '.join(missing_numbers)} not in the premise")
             score = min(score, 0.2)
-        missing_names = sorted({tok for name in hyp.names for tok in name if not unit.covers_misspelt(tok)})
+        missing_names = sorted({tok for name in hyp.names if not _named_by_surname(name, unit)
+                                for tok in name if not unit.covers_misspelt(tok)})
         if missing_names:
             problems.append(f"name(s) {', '.join(missing_names)} not in the premise")
             score = min(score, 0.3)
@@ -292,6 +293,14 @@ class OfflineJudge:
             problems.append(NEGATION_MISMATCH)
             score *= 0.5
         return _Scored(premises, unit, sim, coverage, score, problems, missing)
+
+
+def _named_by_surname(name: tuple[str, ...], unit: TextFeatures) -> bool:
+    """A name of two words or more whose last word is in ``unit``, which names nobody else of that surname:
+    passages name a person by surname after the first mention ("Westraven received the Halden Prize" for
+    "Cormac Westraven"), but "Greta Voss" is not "Henrik Voss"."""
+    return (len(name) >= 2 and unit.covers_misspelt(name[-1])
+            and not any(len(other) >= 2 and other[-1] == name[-1] and other[:-1] != name[:-1] for other in unit.names))
 
 
 def _negates(scored: _Scored, contradiction: _Scored | None) -> bool:
