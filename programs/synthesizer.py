@@ -68,13 +68,15 @@ class CitedSynthesizer(dspy.Module):
         return results
 
     def forward(self, question: str, context: str, passages: list[str], format: str = "prose",
-                titles: list[str] | None = None, gates: Gates | None = None) -> dspy.Prediction:
+                titles: list[str] | None = None, gates: Gates | None = None,
+                max_tokens: int | None = None) -> dspy.Prediction:
         gates = gates if gates is not None else Gates()
         n = len(passages)
+        limit = {"config": {"max_tokens": max_tokens}} if max_tokens else {}
         try:
             with stage_scope("answer"):
                 answer = str(self.generate(
-                    question=question, passages=context, format=FORMAT_INSTRUCTIONS.get(format, format),
+                    question=question, passages=context, format=FORMAT_INSTRUCTIONS.get(format, format), **limit,
                 ).answer or "").strip()
         except AdapterParseError as exc:
             answer = ""

@@ -3,6 +3,7 @@ adversarial shapes, citation repair, extractive fallback, multi-hop merge, injec
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -187,3 +188,23 @@ def test_save_load_roundtrip(store, tmp_path):
     other.write_text('{"groundqa": {"format_version": 1, "program": "PlainRAG"}}')
     with pytest.raises(ProgramFileError, match="PlainRAG"):
         load_program(fresh, other)
+
+
+def test_the_answer_token_cap_reaches_the_lm(embedded_lm):
+    # the embedded configuration caps one answer at Budgets.max_answer_tokens; llama.cpp must stop there
+    from groundqa.programs.synthesizer import CitedSynthesizer
+
+    assert QAConfig.for_lm("embedded").budgets.max_answer_tokens == 96
+    assert QAConfig.for_lm("openai/gpt-4o-mini").budgets.max_answer_tokens is None
+    passage = ("The harbor lights of Port Vessany were designed by the engineer Odile Marchetti, who spent four "
+               "years testing turbines in the strait before the first of the twelve lights was lit in 1987.")
+    embedded_lm.history.clear()
+    from groundqa.contracts.errors import ContractError
+
+    # a sentence cut at the cap has no citation: the contract says so (and the program falls back)
+    with dspy.context(lm=embedded_lm, adapter=dspy.ChatAdapter(use_json_adapter_fallback=False)), \
+            contextlib.suppress(ContractError):
+        CitedSynthesizer()(question="Tell me everything about the harbor lights.", context=f"[1] {passage}",
+                           passages=[passage], max_tokens=8)
+    assert embedded_lm.history and embedded_lm.history[-1]["kwargs"].get("max_tokens") == 8
+    assert embedded_lm.history[-1]["usage"]["completion_tokens"] <= 8

@@ -27,6 +27,10 @@ class Budgets(BaseModel):
     max_lm_retries: int = Field(default=3, ge=0, description="transient-error retries per LM call")
     max_retrievals: int = Field(default=10, ge=1)
     max_context_chars: int = Field(default=6000, ge=200)
+    max_answer_tokens: int | None = Field(
+        default=None, ge=8, description="tokens the LM may write for one answer (None: the LM's own max_tokens); a "
+        "small model that has not ended its sentence by then rarely ends it well, and its long answers are "
+        "what makes the slowest questions slow")
     context_policy: str = Field(default="trim", pattern="^(trim|stop)$")
     timeout_s: float = Field(default=300.0, gt=0)
     backoff_base_s: float = Field(default=0.5, ge=0)
