@@ -41,6 +41,7 @@ from benchmarks.suite_setup import (
     CALIBRATION_TRIALS_QUICK,
     COMPILE_BUDGET,
     COMPILE_MAX,
+    SuiteData,
     build_store,
     compile_quick,
     drop_process_caches,
@@ -141,6 +142,7 @@ def run_quality(
     progress: bool = True,
     adapter: Any = None,
     quick: bool = False,
+    calibration_group: Any = None,
 ) -> dict[str, Any]:
     """Evaluate every program of ``programs`` on ``questions`` with ``inner_lm`` over ``store``.
 
@@ -195,7 +197,7 @@ def run_quality(
                     compiled, compile_info = compile_quick(
                         student, train, settings, seed,
                         trials=CALIBRATION_TRIALS_QUICK if quick else CALIBRATION_TRIALS,
-                        calibrate_on=36 if quick else None)
+                        calibrate_on=36 if quick else None, group=calibration_group)
                 built[name] = (compiled, True, time.perf_counter() - started)
         else:
             raise ValueError(f"unknown program {name!r}; choose from {', '.join(PROGRAMS)}")
@@ -446,7 +448,7 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
         load_before = load_average_text()
         outcome = run_quality(inner, store, data.questions, data.train, settings, settings.lm,
                               program_path=program_path, programs=programs, peer_reasoning=peer_reasoning,
-                              seed=data.seed, quick=data.quick)
+                              seed=data.seed, quick=data.quick, calibration_group=calibration_group(data))
         load_after = load_average_text()
     notes = [
         f"LM {settings.lm} (one object shared by every program; DSPy cache off, retrieval cache off, "
@@ -466,6 +468,16 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
         notes.append("Peers use dspy.Predict: their only output field is `answer`, decoded under the same "
                      "citation constraint as GroundedQA's synthesizer.")
     return quality_result(outcome, config, notes)
+
+
+def calibration_group(data: SuiteData) -> Any:
+    """How the compile splits its fit and check sets: by article for SQuAD evaluated on held-out articles
+    (the check then asks about articles the fit never saw, as the evaluation does), else by gold document."""
+    if data.dataset.kind == "squad" and data.squad_eval == "heldout":
+        from groundqa.datasets.squad import article_of
+
+        return article_of
+    return None
 
 
 @register("quality-squad")

@@ -32,6 +32,12 @@ SQUAD2_TRAIN_ARTICLES: frozenset[str] = frozenset({
 ArticleSplit = Literal["train", "heldout", "all"]
 
 
+def article_of(item: Any) -> tuple[str, ...]:
+    """The articles of a question's gold paragraphs (ids ``<article-slug>-p<idx>``): a calibration group
+    that keeps an article's questions on one side of a fit/check split, as the held-out articles are."""
+    return tuple(sorted({re.sub(r"-p\d+$", "", str(doc)) for doc in (getattr(item, "gold_docs", None) or ())}))
+
+
 class SquadFormatError(ValueError):
     """The file is not a usable SQuAD 2.0 JSON file; the message names the problem."""
 

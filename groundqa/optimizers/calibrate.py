@@ -156,7 +156,14 @@ def memoised(program: dspy.Module) -> Iterator[None]:
             retriever.cache = None
 
 
-def stratified_split(items: Sequence[Any], check_share: float, seed: int) -> tuple[list[Any], list[Any]]:
+def gold_documents(item: Any) -> Any:
+    """The default group of a question in :func:`stratified_split`: its gold documents (or itself)."""
+    docs = tuple(sorted(getattr(item, "gold_docs", None) or ()))
+    return docs or ("id", getattr(item, "id", None) or id(item))
+
+
+def stratified_split(items: Sequence[Any], check_share: float, seed: int,
+                     group: Callable[[Any], Any] = gold_documents) -> tuple[list[Any], list[Any]]:
     """``(fit, check)`` with about ``check_share`` of the answerable and of the should-abstain items in check,
     and the questions with the same gold documents on the same side.
 
@@ -164,12 +171,12 @@ def stratified_split(items: Sequence[Any], check_share: float, seed: int) -> tup
     check, they let the check set reward gates fitted to that passage, and the check promises a gain
     that documents it never saw do not give (SQuAD, 360 training-article questions: +0.129 on check,
     −0.003 on the held-out articles). So whole groups (the questions with the same gold documents; a
-    question without any is its own group) go to check, in a seeded order, while neither class exceeds
-    its share."""
+    question without any is its own group; ``group`` may say otherwise, e.g. the article of a passage)
+    go to check, in a seeded order, each one that brings both classes nearer their share (a large group
+    may overshoot one class by less than it fills the other)."""
     groups: dict[Any, list[Any]] = {}
     for item in items:
-        docs = tuple(sorted(getattr(item, "gold_docs", None) or ()))
-        groups.setdefault(docs or ("id", getattr(item, "id", None) or id(item)), []).append(item)
+        groups.setdefault(group(item), []).append(item)
     order = list(groups.values())
     random.Random(seed).shuffle(order)
     want = {flag: round(sum(bool(getattr(e, "should_abstain", False)) is flag for e in items) * check_share)
@@ -179,7 +186,8 @@ def stratified_split(items: Sequence[Any], check_share: float, seed: int) -> tup
     check: list[Any] = []
     for group in order:
         adds = {flag: sum(bool(getattr(e, "should_abstain", False)) is flag for e in group) for flag in (False, True)}
-        if all(have[f] + adds[f] <= want[f] for f in adds) and any(adds[f] and have[f] < want[f] for f in adds):
+        before = sum(abs(want[f] - have[f]) for f in have)
+        if sum(abs(want[f] - have[f] - adds[f]) for f in have) < before:  # the group brings check nearer its share
             check.extend(group)
             have = {f: have[f] + adds[f] for f in have}
         else:
@@ -193,8 +201,11 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
     def __init__(self, metric: Callable[..., Any], n_trials: int = 60, seed: int = 0, check_share: float = 1 / 3,
                  min_train: int = MIN_TRAIN, gates: Sequence[str] | None = None, sizes: bool = False,
                  on_trial: Callable[[Trial], None] | None = None, say: Callable[[str], None] | None = None,
-                 progress: bool = True, tolerance: float = 0.01, min_gain: float = 0.01) -> None:
+                 progress: bool = True, tolerance: float = 0.01, min_gain: float = 0.01,
+                 group: Callable[[Any], Any] | None = None) -> None:
         super().__init__()
+        self.group = group or gold_documents
+        """What keeps questions on one side of the fit/check split (default: their gold documents)."""
         self.metric = metric
         self.tolerance = tolerance
         """Fit-score margin within which the trial that moves the fewest gates beats the best one."""
@@ -241,7 +252,8 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
                                   f"{self.min_train}: the gates keep their values")
             self.say(report.reasons[-1])
             return program
-        fit, check = (list(trainset), list(valset)) if valset else stratified_split(trainset, self.check_share, self.seed)
+        fit, check = (list(trainset), list(valset)) if valset else stratified_split(trainset, self.check_share, self.seed,
+                                                                                   self.group)
         report.n_fit, report.n_check = len(fit), len(check)
         names = list(self.gates)
         if not any(e.get("should_abstain") for e in fit) or (check and not any(e.get("should_abstain") for e in check)):
