@@ -101,7 +101,7 @@ class QAConfig(BaseModel):
             # its answers changed no score there (bundled train 0.910, SQuAD training articles 0.596 at every
             # value from 1.0 down to 0.4; `groundqa evaluate ... --gate extractive_first=V`), and the quality
             # suite then measured the same scores on the test split with 37% fewer LM calls. An answer is cut at
-            # 96 tokens: on the four development sets no answer changed (GROUNDQA_MAX_TOKENS=96 vs 256), and a
+            # 96 tokens: on the five development sets no score changed (GROUNDQA_MAX_TOKENS=96 vs 256), and a
             # sentence it has not ended by then is what made the slowest questions slow (p95 10.9 s).
             base: dict[str, Any] = {"premise_extractor": "heuristic", "premise_judge": "offline", "max_passages": 3,
                                     "extractive_first": 0.5, "max_attempts": 1,
