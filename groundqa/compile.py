@@ -23,11 +23,11 @@ from groundqa.app import build_program, configure_lm
 from groundqa.config import Settings
 from groundqa.datasets.examples import to_example
 from groundqa.evaluation import EvaluationReport, evaluate
-from groundqa.experiment_data import check_trainable, load_experiment_data
+from groundqa.experiment_data import check_trainable, load_experiment_data, parse_dataset_spec
 from groundqa.ingest import Progress, ingest_documents
 from groundqa.lm import factory
 from groundqa.metrics.composite import make_grounding_metric
-from groundqa.optimizers.calibrate import CalibrateGates, stratified_split
+from groundqa.optimizers.calibrate import CalibrateGates, gold_documents, stratified_split
 from groundqa.optimizers.finetune import DEFAULT_REFUSAL_SHARE, FinetuneEmbedded, FinetuneError
 from groundqa.programs.extractive_teacher import build_teacher_lm
 from groundqa.programs.persistence import save_program
@@ -156,7 +156,18 @@ def _gepa(options: CompileOptions, metric: Any, teacher: Any, settings: Settings
 
 def _calibrate(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:
     return CalibrateGates(metric=metric, n_trials=options.trials, seed=options.seed, check_share=options.check_share,
-                          sizes=options.calibrate_sizes, progress=options.progress)
+                          sizes=options.calibrate_sizes, progress=options.progress, group=check_group(options))
+
+
+def check_group(options: CompileOptions) -> Any:
+    """What keeps train questions on one side of the fit/check split: SQuAD's article (its dev split is
+    the held-out articles, so the check should ask about articles the fit never saw), else the gold
+    documents (:func:`~groundqa.optimizers.calibrate.gold_documents`)."""
+    if parse_dataset_spec(options.dataset).kind == "squad":
+        from groundqa.datasets.squad import article_of
+
+        return article_of
+    return gold_documents
 
 
 def _finetune(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:
@@ -279,7 +290,7 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
     with compile_run(tracking, data, options.optimizer, params, results=options.artifacts, say=out) as run:
         out(f"evaluating the baseline on {len(dev_questions)} dev questions ...")
         base_report = _evaluate_logged(baseline, dev_questions, options, "baseline", run)
-        fit, held_back = stratified_split(train, options.check_share, options.seed)
+        fit, held_back = stratified_split(train, options.check_share, options.seed, check_group(options))
         t0 = time.perf_counter()
         compiled = build_program(settings, **config)
         start_gates = compiled.gates.model_copy()

@@ -247,3 +247,12 @@ def test_within_tolerance_the_trial_moving_fewest_gates_wins():
     assert strict._parsimonious(trials, start, 0.60, 0.705, two) == (0.705, two)
     # a trial that only equals the starting gates' fit score is no reason to move a gate, however few it moves
     assert optimizer._parsimonious(trials, start, 0.70, 0.705, two) == (0.705, two)
+
+
+def test_a_squad_compile_checks_calibration_on_other_articles():
+    from groundqa.compile import CompileOptions, check_group
+    from groundqa.datasets.squad import article_of
+    from groundqa.optimizers.calibrate import gold_documents
+
+    assert check_group(CompileOptions(optimizer="calibrate", dataset="squad")) is article_of
+    assert check_group(CompileOptions(optimizer="calibrate", dataset="bundled")) is gold_documents
