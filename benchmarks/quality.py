@@ -471,13 +471,15 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def calibration_group(data: SuiteData) -> Any:
-    """How the compile splits its fit and check sets: by article for SQuAD evaluated on held-out articles
-    (the check then asks about articles the fit never saw, as the evaluation does), else by gold document."""
-    if data.dataset.kind == "squad" and data.squad_eval == "heldout":
-        from groundqa.datasets.squad import article_of
+    """How the compile splits its fit and check sets: as ``groundqa optimize`` does for the data
+    (:func:`groundqa.compile.check_group`: by article for SQuAD, whose evaluation is on other articles),
+    except that an evaluation on the training articles themselves groups by gold document."""
+    from groundqa.compile import CompileOptions, check_group
+    from groundqa.optimizers.calibrate import gold_documents
 
-        return article_of
-    return None
+    if data.squad_eval == "train":
+        return gold_documents
+    return check_group(CompileOptions(optimizer="calibrate", dataset=data.data))
 
 
 @register("quality-squad")

@@ -256,3 +256,18 @@ def test_a_squad_compile_checks_calibration_on_other_articles():
 
     assert check_group(CompileOptions(optimizer="calibrate", dataset="squad")) is article_of
     assert check_group(CompileOptions(optimizer="calibrate", dataset="bundled")) is gold_documents
+
+
+def test_the_squad_benchmark_groups_as_a_squad_compile_does():
+    from benchmarks.quality import calibration_group
+    from benchmarks.suite_setup import SuiteData
+    from groundqa.datasets.squad import article_of
+    from groundqa.experiment_data import parse_dataset_spec
+    from groundqa.optimizers.calibrate import gold_documents
+
+    def group(data: str, squad_eval: str) -> Any:
+        return calibration_group(SuiteData(False, 13, data, parse_dataset_spec(data), [], [], [], None, squad_eval))
+
+    assert group("squad", "heldout") is article_of  # evaluated on other articles: checked on other articles
+    assert group("squad", "train") is gold_documents  # evaluated on the same articles
+    assert group("bundled", "heldout") is gold_documents
