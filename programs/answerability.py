@@ -391,6 +391,31 @@ def holds_value(what: Asked, text: str) -> bool:
     return _has_type(what.kind, text, features(what.question).tokens, what.question)
 
 
+_TOKEN = re.compile(r"[^\W_][\w,.'-]*[^\W_]|[^\W_]")
+
+
+def value_beside(what: Asked, text: str, window: int = 3) -> bool:
+    """Whether a value of the asked type stands within ``window`` words of a word that says what was asked
+    (a main-clause term, a unit or synonym of one): "He was *born in Tellbrück*" states where he was born;
+    "a plaque on the house where he was *born* was unveiled by the *Orvenau* Alpine Club" only mentions both."""
+    if what.kind in (None, "yes_no") or not what.attribute:
+        return False
+    spans = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(text)]
+    main = set(what.main)
+    said = [i for i, (_, _, word) in enumerate(spans)
+            if (feats := features(word)).content and any(_term_present(t, feats.content, feats.prefixes) for t in main)]
+    if not said:
+        return False
+    valued = [i for i, (start, end, _) in enumerate(spans)
+              if holds_value(what, _VALUE_PROBE + text[start:end]) and not (set(features(text[start:end]).content)
+                                                                           & main)]
+    return any(abs(i - j) <= window for i in valued for j in said)
+
+
+_VALUE_PROBE = "x "
+"""Put before a lone word so that a capitalised one is not read as a sentence opener (``_NAME_VALUE``)."""
+
+
 def mentions(what: Asked, text: str) -> bool:
     """Whether ``text`` mentions a term of the question's main clause (or a unit or synonym of one):
     "inhabitants" mentions "How many people *live* …"."""
@@ -435,4 +460,5 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     return Answerability(round(coverage if has_type else 0.0, 4), has_type, round(coverage, 4), missing)
 
 
-__all__ = ["CALENDAR_WORDS", "Answerability", "AnswerType", "Asked", "asked", "check", "holds_value", "mentions", "substitution"]
+__all__ = ["CALENDAR_WORDS", "Answerability", "AnswerType", "Asked", "asked", "check", "holds_value", "mentions", "substitution",
+           "value_beside"]

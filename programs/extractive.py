@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from groundqa.store.embeddings import get_embedder
 from groundqa.text import content_words, opening, split_sentences, strip_citations
 
-from .answerability import Answerability, asked, check, holds_value
+from .answerability import Answerability, asked, check, holds_value, value_beside
 from .bridging import Bridge
 from .context import NumberedContext
 
@@ -103,14 +103,17 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
     passages numbered in ``citable`` (all, when None) may be quoted; a sentence that swaps a word of the
     question for a conflicting one (from ``conflict_coverage`` of its other words on) is never quoted. A
     sentence holding a value of the asked type (a month for "which month") scores ``value_bonus`` more:
-    the sentence that holds an answer outranks one that only shares the question's words."""
+    the sentence that holds an answer outranks one that only shares the question's words; among the sentences
+    above the floor, ``value_bonus`` again when the value stands beside the asked word
+    (:func:`~.answerability.value_beside`)."""
     what = asked(question)
     out = Extraction()
     ranked = [ScoredSentence(round(c.score + (value_bonus if holds_value(what, c.text) else 0.0), 4), c.number,
                              c.text, c.before)
               for c in rank_sentences(question, context, [bridge.query] if bridge else ())]
+    # a value beside the asked word re-orders the sentences above the floor; it lifts none over it
     ranked = sorted((c for c in ranked if c.score >= floor and (citable is None or c.number in citable)),
-                    key=lambda c: c.score, reverse=True)
+                    key=lambda c: c.score + (value_bonus if value_beside(what, c.text) else 0.0), reverse=True)
     out.best = ranked[0] if ranked else None
     bridge_number = next((n for n, p in enumerate(context.passages, start=1) if bridge and p.chunk_id == bridge.chunk_id),
                          None)

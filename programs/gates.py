@@ -50,7 +50,8 @@ class Gates(BaseModel, Parameter):
     value_bonus: float = _gate(
         0.05, 0.0, 0.2, "added to the score of a passage sentence that holds a value of the asked type (a month "
         "for 'which month', a number for 'how many') when the extractive answer is chosen: the sentence that "
-        "holds an answer outranks one that only shares the question's words")
+        "holds an answer outranks one that only shares the question's words; twice that when the value stands "
+        "within three words of the asked word ('born in Tellbrück')")
     extractive_first: float = _gate(
         1.0, 0.4, 1.0, "score an extractive answer needs to be given without asking the LM (1.0: the LM is "
         "always asked first); a passage sentence this close to the question, holding what it asks for, "

@@ -52,9 +52,10 @@ _LIGHT_VERB = re.compile(r"\b(?:take|takes|took|last|lasts|lasted|cost|costs|wei
 _ENTITY = re.compile(r"\b(?:[A-Z][a-z]+(?:[- ](?:of the |of |the |de |van )?[A-Z][a-z]+)*|(?:1[5-9]|20)\d\d)\b")
 _POSSESSIVE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+)*)'s ([A-Z][a-z]+(?: [A-Z][a-z]+)*)")
 _LOCATED_DESCRIPTION = re.compile(
-    r"\bthe ((?:[a-z]+ ){0,2}[a-z]+ (?:under|in|on|at|near|across|between|inside|beneath|above|behind|beside|"
+    r"\bthe (?:[a-z]+ ){0,2}?([a-z]+ (?:under|in|on|at|near|across|between|inside|beneath|above|behind|beside|"
     r"living in|working at|working in|standing on|built on|built in|running to|running from|linking|connecting)"
-    r" (?:the )?[A-Z][\w-]*(?: (?:of |the )?[A-Z][\w-]*)*(?: (?:today|now|still))?)")
+    r" (?:the )?[A-Z][\w-]*(?: (?:of |the )?[A-Z][\w-]*)*(?: (?:today|now|still))?)(?!['\w-]| [A-Z])")
+_ARTICLES = frozenset(("'s", "the", "a", "an"))
 MAX_CLAIMS = 3
 Kind = Literal["existence", "event"]
 Role = Literal["asserted", "asked"]
@@ -145,7 +146,7 @@ def _split_slot(text: str) -> tuple[str, str, str] | None:
         while words and not re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) and not words[0][:1].isupper():
             slot.append(words.pop(0))
         if words:  # the slot ran up to an auxiliary: keep its modifiers, drop its head noun
-            modifiers = " ".join(slot[:-1])
+            modifiers = " ".join(w for w in slot[:-1] if w.lower() not in _ARTICLES)  # "What's the …" leaves no "'s the"
             rest = " ".join(words)
         else:  # no auxiliary: "What happened to X?", "Which ship sank ..." — the verb is in the slot
             rest = " ".join(slot)

@@ -548,3 +548,40 @@ def test_a_word_of_the_description_is_no_mention_of_the_main_clause():
     # a near-match by prefix still counts where no description word shares it
     assert mentions(asked("Where was the guide who led the first ascent of the Kessraun trained?"),
                     "He had a training as a cooper.")
+
+
+def test_a_value_beside_the_asked_word_outranks_one_elsewhere_in_the_sentence():
+    from groundqa.programs.answerability import value_beside
+    from groundqa.programs.context import build_context
+    from groundqa.programs.extractive import extractive_answer
+
+    question = "In which village was Anselm Varrick born?"
+    what = asked(question)
+    stated = "He was born in Tellbrück, the third son of a cooper, and trained in his father's workshop."
+    mentioned = ("His ice axe is displayed in the Orvenau Valley Museum, and a plaque on the house where he was "
+                 "born was unveiled by the Orvenau Alpine Club in 1929.")
+    assert value_beside(what, stated) and not value_beside(what, mentioned)
+    assert value_beside(asked("How high is the Kessraun?"), "The Kessraun (3,412 metres) is the highest peak.")
+    assert not value_beside(asked("What is the Kessraun?"), "The Kessraun (3,412 metres) is a mountain.")  # no type
+    context = build_context([passage("varrick", f"{mentioned} {stated}", "Anselm Varrick")], 4000)
+    plain = extractive_answer(question, context, floor=0.0, answerability=0.6, max_sentences=1)
+    found = extractive_answer(question, context, floor=0.0, answerability=0.6, max_sentences=1, value_bonus=0.05)
+    assert "Tellbrück" in found.answer and "Tellbrück" not in plain.answer
+    # it re-orders what is above the floor, and lifts nothing over it
+    stated_score = found.chosen[0].score  # with the bonus for holding a value, without the one for its place
+    above = extractive_answer(question, context, floor=stated_score + 0.001, answerability=0.6, value_bonus=0.05)
+    assert "Tellbrück" not in above.answer
+
+
+@pytest.mark.parametrize("question, claims", [
+    # a description placed by a possessive is no located description ("the lake shown in Ottilie Sarn")
+    ("How deep is the lake shown in Ottilie Sarn's best-known painting?", ["Ottilie Sarn"]),
+    # the located description keeps its head noun, not its modifiers
+    ("What is the default checkpoint interval in Quorvane?", ["interval in Quorvane"]),
+    ("Who is the keeper living in the Calder Lighthouse today?", ["keeper living in the Calder Lighthouse today"]),
+    # "What's the" leaves no "'s the" in the claim
+    ("What's the minimum TLS version a Quorvane 4.x server will accept?",
+     ["TLS version a Quorvane 4.x server will accept"]),
+])
+def test_located_descriptions_and_contractions_read_as_written(question: str, claims: list[str]):
+    assert [p.claim for p in heuristic_presuppositions(question)] == claims
