@@ -53,7 +53,7 @@ class Gates(BaseModel, Parameter):
         "holds an answer outranks one that only shares the question's words; twice that when the value stands "
         "within three words of the asked word ('born in Tellbrück')")
     extractive_first: float = _gate(
-        1.0, 0.4, 1.0, "score an extractive answer needs to be given without asking the LM (1.0: the LM is "
+        1.0, 0.0, 1.0, "score an extractive answer needs to be given without asking the LM (1.0: the LM is "
         "always asked first); a passage sentence this close to the question, holding what it asks for, "
         "is the answer whatever a small LM would write")
     answerability: float = _gate(

@@ -97,14 +97,15 @@ class QAConfig(BaseModel):
         if model.startswith("embedded"):
             # A 270M base model: short contexts keep prompts fast. At temperature 0 it repeats its answer
             # whatever the feedback, so one attempt, then the contract's fallback (extractive). Where a passage
-            # sentence already answers (extractive score >= 0.5) it is not asked at all: on both training sets
-            # its answers changed no score there (bundled train 0.910, SQuAD training articles 0.596 at every
-            # value from 1.0 down to 0.4; `groundqa evaluate ... --gate extractive_first=V`), and the quality
-            # suite then measured the same scores on the test split with 37% fewer LM calls. An answer is cut at
+            # sentence already answers what was asked it is not asked at all (extractive_first 0.0: any sentence
+            # the extractive answer chooses): its answers changed no score on the five development sets at any
+            # value from 1.0 down to 0.0 (bundled train, the three workbench corpora, the SQuAD training
+            # articles; `groundqa evaluate ... --gate extractive_first=V`), so it is asked only where no passage
+            # sentence answers. An answer is cut at
             # 96 tokens: on the five development sets no score changed (GROUNDQA_MAX_TOKENS=96 vs 256), and a
             # sentence it has not ended by then is what made the slowest questions slow (p95 10.9 s).
             base: dict[str, Any] = {"premise_extractor": "heuristic", "premise_judge": "offline", "max_passages": 3,
-                                    "extractive_first": 0.5, "max_attempts": 1,
+                                    "extractive_first": 0.0, "max_attempts": 1,
                                     "budgets": Budgets(max_context_chars=2400, max_answer_tokens=96)}
         else:
             base = {"premise_extractor": "lm", "premise_judge": "lm", "reasoning": False}
