@@ -194,7 +194,7 @@ def test_the_answer_token_cap_reaches_the_lm(embedded_lm):
     # the embedded configuration caps one answer at Budgets.max_answer_tokens; llama.cpp must stop there
     from groundqa.programs.synthesizer import CitedSynthesizer
 
-    assert QAConfig.for_lm("embedded").budgets.max_answer_tokens == 96
+    assert QAConfig.for_lm("embedded").budgets.max_answer_tokens == 48
     assert QAConfig.for_lm("openai/gpt-4o-mini").budgets.max_answer_tokens is None
     passage = ("The harbor lights of Port Vessany were designed by the engineer Odile Marchetti, who spent four "
                "years testing turbines in the strait before the first of the twelve lights was lit in 1987.")
