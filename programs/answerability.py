@@ -176,12 +176,16 @@ _ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|architect|guide|pilot|poet|chair|chai
          r"birthplace|home|capital")
 _DESCRIPTION = re.compile(
     rf"\bthe (?:[a-z]+ ){{0,2}}[a-z]+ (?:who|whom|that|which|whose|where|(?:[a-z]+ed|built|run|led|held|written|"
-    rf"drawn|made|won|painted|founded) by)\b|\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) of\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*'s [a-z]+")
+    rf"drawn|made|won|painted|founded) by)\b|\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) of\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*'s [a-z]+"
+    # a person described by what was done to or for them ("the man *honoured in* the name of …", "the woman
+    # buried at …"): a reduced relative clause
+    rf"|\bthe (?:[a-z]+ )?(?:man|woman|person|men|women|people|boy|girl) [a-z]+(?:ed|en|wn) (?:in|at|on|by|for|after|from|to|as)\b")
 
 
 _CONTRACTION = re.compile(r"\b(What|Who|Where|When|Why|How|Which|That|There|Here|It)'s\b", re.I)
 
 
+_NAMED_AFTER = re.compile(r"(?:\s+[a-z-]+){0,6}?\s+[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*")
 _DESCRIBED_BY = re.compile(r"\b(?:of|'s)\s+((?:(?:the|of|a|an)\s+)*(?:[A-Z][\w-]*\s*)+|(?:(?:the|a|an)\s+)?\S+)")
 
 
@@ -194,6 +198,9 @@ def _description_span(text: str) -> tuple[int, int] | None:
     if match.group(0).endswith("of"):
         tail = _DESCRIBED_BY.match(text, match.end() - 2)
         return match.start(), (tail.end() if tail else match.end())
+    if "'s " not in match.group(0):  # a reduced relative clause: up to the first name after it
+        named = _NAMED_AFTER.match(text, match.end())
+        return match.start(), (named.end() if named else match.end())
     if not re.match(rf"(?:{_ROLE})\b", text[match.start():].split("'s ", 1)[1]):
         return None  # "Newton's life", "Tesla's laboratory": a thing of the name, asked about as such
     return match.start(), match.end()
@@ -416,15 +423,18 @@ _VALUE_PROBE = "x "
 """Put before a lone word so that a capitalised one is not read as a sentence opener (``_NAME_VALUE``)."""
 
 
-def mentions(what: Asked, text: str) -> bool:
+def mentions(what: Asked, text: str, known: str = "") -> bool:
     """Whether ``text`` mentions a term of the question's main clause (or a unit or synonym of one):
-    "inhabitants" mentions "How many people *live* …"."""
+    "inhabitants" mentions "How many people *live* …". Terms that ``known`` (what was read already, e.g. the
+    sentence that named a bridge) holds do not count, unless it holds them all."""
     feats = features(text)
     # a near-match by prefix does not count where a word of the description shares it: "Greta Voss is a
     # *composer*" names the description ("the composer of the Tide Suite"), not "teach *composition*"
     described = {t[:5] for t in what.attribute if t not in what.main}
+    read = features(known) if known else None
+    terms = [t for t in what.main if read is None or not _term_present(t, read.content, read.prefixes)] or what.main
     return any(_term_present(t, feats.content, frozenset() if t[:5] in described else feats.prefixes)
-               for t in what.main)
+               for t in terms)
 
 
 def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6, about: str = "",
@@ -446,7 +456,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     # the title and the sentence before only help read it: a sentence that says nothing of what was asked (of
     # its main clause, where it has one)
     # ("Her brother is a cartographer" after "She teaches a summer course") does not answer it
-    silent = bool(what.attribute) and not mentions(what, text)
+    silent = bool(what.attribute) and not mentions(what, text, known=lead)  # a bridged answer: what the lead lacks
     if silent:
         missing = (*missing, "the sentence itself says nothing of it")
     elsewhere = _unnamed(what, f"{title}. {about}. {text}")

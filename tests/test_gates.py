@@ -585,3 +585,24 @@ def test_a_value_beside_the_asked_word_outranks_one_elsewhere_in_the_sentence():
 ])
 def test_located_descriptions_and_contractions_read_as_written(question: str, claims: list[str]):
     assert [p.claim for p in heuristic_presuppositions(question)] == claims
+
+
+def test_a_person_described_by_what_was_done_for_them_is_bridged():
+    # "the man honoured in the name of …" is a reduced relative clause: a description, bridged
+    question = "What did the man honoured in the name of the sea pen Pennatula taveneri train as before he became a biologist?"
+    assert describes_entity(question) and not describes_entity("How long is the man?")
+    naming = passage("species", "The sea pen Pennatula taveneri, named in 1967 by Cormac Westraven, honours Osric "
+                                "Tavener, then the director.", "Species named at the institute")
+    bridge = find_bridge(question, [naming])
+    assert bridge is not None and bridge.entity == "Osric Tavener"
+    # the second hop brings what the naming sentence lacks ("train"), not its words again ("taveneri")
+    hop = [Passage(chunk_id="osric#2", doc_id="osric", title="Osric Tavener", score=0.6,
+                   text="He retired in 1979. The sea pen Pennatula taveneri, described in 1967, carries his name."),
+           Passage(chunk_id="osric#0", doc_id="osric", title="Osric Tavener", score=0.5,
+                   text="Born in Dunmarrow, he left school at sixteen to train as a merchant navy navigator.")]
+    target = second_hop_target(question, hop, bridge)
+    assert target is not None and target.chunk_id == "osric#0"
+    what = asked(question)
+    # with the naming sentence as its lead, an answer must say what the lead does not
+    assert check(what, hop[0].text.split(". ")[1], title="Osric Tavener", lead=bridge.sentence).score == 0
+    assert check(what, hop[1].text, title="Osric Tavener", lead=bridge.sentence).score >= 0.6
