@@ -68,6 +68,23 @@ _PERSON_HEAD = re.compile(r"\b(?:the (?:[a-z]+ )?(?:person|man|woman|people|[a-z
                           r"captain|keeper|mayor|wife|husband|son|daughter|father|mother) (?:of|who|whom|that)\b)")
 
 
+# The last word of a body's name says what kind of body it is in other words than a question may use
+# ("Tolland *Slipways*" is the shipyard, the Hollins Maritime *Trust* the charity).
+_KIND_OF: dict[str, frozenset[str]] = {
+    stem(name): frozenset(stem(w) for w in kinds.split()) for name, kinds in {
+        "slipways": "shipyard yard", "boatworks": "shipyard yard", "dockyard": "shipyard yard",
+        "trust": "charity foundation", "foundation": "charity trust", "fund": "charity",
+        "systems": "company firm", "ltd": "company firm", "inc": "company firm", "group": "company firm",
+        "academy": "school college", "college": "school", "gazette": "newspaper paper",
+        "press": "publisher", "society": "club association", "league": "club association",
+    }.items()}
+
+
+def _kinds(tokens: set[str]) -> frozenset[str]:
+    """What the name's words say it is ("slipway" -> shipyard, yard)."""
+    return frozenset().union(*(_KIND_OF.get(t, frozenset()) for t in tokens))
+
+
 def _wants_person(question: str) -> bool:
     """The description's head is a person ("the guide who …", "the composer of …", "the man honoured …")."""
     return bool(_PERSON_HEAD.search(question))
@@ -99,7 +116,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             tokens = {stem(w) for w in name.replace("-", " ").split()}
             if tokens <= known:
                 continue
-            kind_bonus = 0.5 if tokens & (wanted.content - known) else 0.0
+            kind_bonus = 0.5 if (tokens | _kinds(tokens)) & (wanted.content - known) else 0.0
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):
                 kind_bonus += 0.5  # an eponym: "Ansel *Drummore*" for "the amphipod Eurythenes *drummorei*"
