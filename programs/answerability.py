@@ -266,7 +266,7 @@ def asked(question: str) -> Asked:
             embedded = features(main_text[described[0]: described[1]]).content
             main_text = main_text[: described[0]] + " " + main_text[described[1]:]
     main = features(main_text).content
-    slot = _slot_noun(body)
+    slot = _slot_noun(body) or _typed_slot_noun(kind, body)
     terms: dict[str, float] = {}
     for token in feats.content:
         term = _superlative_base(token)
@@ -305,6 +305,18 @@ def _slot_noun(question: str) -> str | None:
         return None
     word = match.group(1)
     return None if word[:1].isupper() else stem(word)
+
+
+_TYPED_SLOT = re.compile(r"^(?:\w+ )?(?i:which|what) ([a-z]+)\b")
+
+
+def _typed_slot_noun(kind: AnswerType | None, question: str) -> str | None:
+    """The noun of a typed wh-slot ("which *shipyard* built …", "what *museum* …") that
+    :func:`_slot_noun` misses before an irregular verb: the answer names one ("the Brannock & Lyle yard")."""
+    if kind not in ("person", "place", "organisation"):
+        return None
+    match = _TYPED_SLOT.match(question)
+    return stem(match.group(1)) if match else None
 
 
 def _superlative_base(token: str) -> str:

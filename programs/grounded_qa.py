@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from groundqa.contracts import ContractError, ContractReport, constrained
 from groundqa.judges import get_judge
+from groundqa.judges.lexical import features
 from groundqa.runtime.run import Budgets, RunState, RunStopped, run_scope, stage_scope
 from groundqa.runtime.safe_text import has_lone_surrogates, scrub_surrogates
 from groundqa.runtime.trace import ContractAttempt, Trace
@@ -205,8 +206,12 @@ class GroundedQA(dspy.Module):
         budgets = self.config.budgets
         context = build_context(shown[: gates.max_passages], budgets.max_context_chars, budgets.context_policy)
         result.passages = context.passages
+        # a passage that names everything the question names is evidence whatever its score: a rare name embeds
+        # poorly ("How high is Carn Tollow?" scores 0.2 against the passage that gives its height)
+        named = _names_of(question)
         citable = {n for n, p in enumerate(context.passages, start=1)
-                   if p.score >= gates.evidence_floor or (p.chunk_id in hop and p.score >= gates.bridge_floor)}
+                   if p.score >= gates.evidence_floor or (p.chunk_id in hop and p.score >= gates.bridge_floor)
+                   or (named and _names_all(named, p))}
         self._synthesize(question, result, context, state, bridge, citable)
 
     def _retrieve(self, query: str) -> list[Passage]:
@@ -419,6 +424,17 @@ class GroundedQA(dspy.Module):
             if state.trace is not None:
                 state.trace.add(ContractAttempt, "att", **data)
             state.emit("attempt", **data)
+
+
+def _names_of(question: str) -> tuple[tuple[str, ...], ...]:
+    """The names ``question`` mentions (word stems), e.g. ``(("carn", "tollow"),)``."""
+    return features(question).names
+
+
+def _names_all(names: tuple[tuple[str, ...], ...], passage: Passage) -> bool:
+    """Whether ``passage`` (title included) holds every word of every one of ``names``."""
+    unit = features(f"{passage.title}. {passage.text}")
+    return all(unit.covers(word) for name in names for word in name)
 
 
 def _report_of(outcome: Any) -> ContractReport | None:

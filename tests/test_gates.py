@@ -619,3 +619,39 @@ def test_a_body_named_by_another_word_for_its_kind_is_the_bridge():
                               "Hollins Maritime Trust.", "Skellan Island")
     bridge = find_bridge("In what year was the charity that owns Skellan Island founded?", [owned])
     assert bridge is not None and bridge.entity == "Hollins Maritime Trust"
+
+
+def test_the_noun_of_a_typed_slot_weighs_half_before_an_irregular_verb():
+    # "Which shipyard built …": the answer names the yard ("the Brannock & Lyle yard"), often without "shipyard"
+    what = asked("Which shipyard built the Ellen Strand?")
+    assert dict(zip(what.attribute, what.weights, strict=True)) == {"shipyard": 0.5, "build": 1.0}
+    assert check(what, "She was built by the Brannock & Lyle yard at Grenholm in 2016.", title="RV Ellen Strand").score >= 0.6
+    assert check(what, "RV Ellen Strand is the flagship of the institute.", title="RV Ellen Strand").score == 0
+
+
+class _Scored(_Fixed):
+    def refresh(self) -> int:
+        return 0
+
+
+def test_a_passage_naming_everything_the_question_names_is_evidence_whatever_its_score():
+    island = Passage(chunk_id="skellan#1", doc_id="skellan", title="Skellan Island", score=0.2,
+                     text="It covers 8.4 square kilometres and rises to 212 metres at Carn Tollow, a heather-covered "
+                          "summit on its western side.")
+    other = Passage(chunk_id="harbour#0", doc_id="harbour", title="Carrowmede harbour", score=0.5,
+                    text="The North Mole at Carrowmede harbour is 410 metres long and was finished in 1898.")
+    import dspy
+
+    from groundqa.lm.scripted import ScriptedLM
+
+    # where no sentence answers, the LM is asked: it finds nothing either
+    dspy.configure(lm=ScriptedLM(lambda m: {"answer": "NOT IN SOURCES"}),
+                   adapter=dspy.ChatAdapter(use_json_adapter_fallback=False))
+    config = QAConfig.for_lm("embedded", verify_premises=False)
+    qa = GroundedQA(_Scored(other, island), config)  # type: ignore[arg-type]
+    result = qa.run("How high is Carn Tollow?")
+    assert not result.abstained and "212 metres" in result.answer, result.abstain_message
+    # a passage naming only part of a name (a namesake) is no evidence below the floor
+    namesake = island.model_copy(update={"text": island.text.replace("Carn Tollow", "Carn Mor")})
+    refused = GroundedQA(_Scored(other, namesake), config).run("How high is Carn Tollow?")  # type: ignore[arg-type]
+    assert refused.abstained
