@@ -55,8 +55,9 @@ def run_passes(program: Any, questions: Sequence[Question], label: str, progress
 
 
 def run_cache(settings: Any, store: CorpusStore, questions: Sequence[Question], home: Path,
-              progress: bool = True) -> dict[str, Any]:
-    """Cold, warm (memory + disk) and warm-from-disk passes of GroundedQA with every cache on.
+              progress: bool = True, **config: Any) -> dict[str, Any]:
+    """Cold, warm (memory + disk) and warm-from-disk passes of GroundedQA with every cache on (``config``:
+    overrides of the LM's default :class:`QAConfig`, e.g. ``extractive_first=1.0`` to ask the LM first).
 
     Before the cold pass the in-process memo caches are emptied too (:func:`drop_process_caches`).
 
@@ -66,7 +67,7 @@ def run_cache(settings: Any, store: CorpusStore, questions: Sequence[Question], 
 
     directory = home / "cache" / "retrieval"
     retriever = Retriever(store, k=settings.k, cache=RetrievalCache(directory))
-    program = GroundedQA(retriever, QAConfig.for_lm(settings.lm))
+    program = GroundedQA(retriever, QAConfig.for_lm(settings.lm, **config))
     drop_process_caches()
     cold = run_passes(program, questions, "cold", progress)
     warm = run_passes(program, questions, "warm", progress)

@@ -36,13 +36,18 @@ def _lm(embedded_lm) -> None:
 
 
 def test_answer_is_cited_from_retrieved_passages(program: GroundedQA):
-    result = program.run("Who designed the tidal-powered harbor lights of Port Vessany?")
+    question = "Who designed the tidal-powered harbor lights of Port Vessany?"
+    # the embedded default: a passage sentence holds the answer, so the LM is not asked
+    default = program.run(question)
+    assert not default.abstained and default.mode == "extractive" and default.usage.lm_calls == 0
+    with program.gates.overridden(extractive_first=1.0):  # the LM first, as for any other LM
+        result = program.run(question)
     assert result.exit_reason is ExitReason.COMPLETED
     assert not result.abstained and result.mode in ("generated", "extractive")
     retrieved = {p.chunk_id for p in result.passages}
     assert result.citations and all(c.chunk_id in retrieved for c in result.citations)
     assert all(1 <= c.index <= len(result.passages) for c in result.citations)
-    assert "Marchetti" in result.answer
+    assert "Marchetti" in result.answer and "Marchetti" in default.answer
     assert result.usage.lm_calls >= 1 and result.usage.prompt_tokens > 0
 
 

@@ -198,7 +198,8 @@ def test_cache_core_serves_the_warm_run_from_the_caches(store: CorpusStore, home
     dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=str(tmp_path / "dspy"))
     configure(GuardedLM(ScriptedLM(responder, cache=True)))
     try:
-        outcome = run_cache(settings, store, QUESTIONS[:2], tmp_path, progress=False)
+        # the LM asked first: the embedded default answers these two from the passages, with no LM call to cache
+        outcome = run_cache(settings, store, QUESTIONS[:2], tmp_path, progress=False, extractive_first=1.0)
     finally:
         dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
     passes = outcome["passes"]
