@@ -419,15 +419,16 @@ def value_beside(what: Asked, text: str, window: int = 3) -> bool:
     "a plaque on the house where he was *born* was unveiled by the *Orvenau* Alpine Club" only mentions both."""
     if what.kind in (None, "yes_no") or not what.attribute:
         return False
-    spans = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(text)]
+    words = _TOKEN.findall(text)
     main = set(what.main)
-    said = [i for i, (_, _, word) in enumerate(spans)
+    said = [i for i, word in enumerate(words)
             if (feats := features(word)).content and any(_term_present(t, feats.content, feats.prefixes) for t in main)]
     if not said:
         return False
-    valued = [i for i, (start, end, _) in enumerate(spans)
-              if holds_value(what, _VALUE_PROBE + text[start:end]) and not (set(features(text[start:end]).content)
-                                                                           & main)]
+    asked_words = features(what.question).tokens
+    valued = [i for i, word in enumerate(words)
+              if _has_type(what.kind, _VALUE_PROBE + word, asked_words, what.question)
+              and not features(word).content & main]
     return any(abs(i - j) <= window for i in valued for j in said)
 
 

@@ -208,7 +208,7 @@ class GroundedQA(dspy.Module):
         result.passages = context.passages
         # a passage that names everything the question names is evidence whatever its score: a rare name embeds
         # poorly ("How high is Carn Tollow?" scores 0.2 against the passage that gives its height)
-        named = _names_of(question)
+        named = features(question).names
         citable = {n for n, p in enumerate(context.passages, start=1)
                    if p.score >= gates.evidence_floor or (p.chunk_id in hop and p.score >= gates.bridge_floor)
                    or (named and _names_all(named, p))}
@@ -424,11 +424,6 @@ class GroundedQA(dspy.Module):
             if state.trace is not None:
                 state.trace.add(ContractAttempt, "att", **data)
             state.emit("attempt", **data)
-
-
-def _names_of(question: str) -> tuple[tuple[str, ...], ...]:
-    """The names ``question`` mentions (word stems), e.g. ``(("carn", "tollow"),)``."""
-    return features(question).names
 
 
 def _names_all(names: tuple[tuple[str, ...], ...], passage: Passage) -> bool:
