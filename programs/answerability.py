@@ -411,6 +411,8 @@ def holds_value(what: Asked, text: str) -> bool:
 
 
 _TOKEN = re.compile(r"[^\W_][\w,.'-]*[^\W_]|[^\W_]")
+_VALUE_PROBE = "x "
+"""Put before a lone word so that a capitalised one is not read as a sentence opener (``_NAME_VALUE``)."""
 
 
 def value_beside(what: Asked, text: str, window: int = 3) -> bool:
@@ -430,10 +432,6 @@ def value_beside(what: Asked, text: str, window: int = 3) -> bool:
               if _has_type(what.kind, _VALUE_PROBE + word, asked_words, what.question)
               and not features(word).content & main]
     return any(abs(i - j) <= window for i in valued for j in said)
-
-
-_VALUE_PROBE = "x "
-"""Put before a lone word so that a capitalised one is not read as a sentence opener (``_NAME_VALUE``)."""
 
 
 def mentions(what: Asked, text: str, known: str = "") -> bool:
