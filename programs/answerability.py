@@ -96,9 +96,15 @@ _NAME_VALUE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z\u00C0-\u024F]+|\b[A-Z]{
 # Words that frame the slot without naming what is asked ("at its deepest *point*").
 _FILLER = frozenset(stem(w) for w in _words("""point part way name called known exactly approximately roughly about
     currently today now usually typically actually main total different"""))
+# Verbs that only carry the slot ("what gauge does the railway *use*", "how much money *comes with* the prize"):
+# the answer need not repeat them. ("have", "get" are stop words already.)
+_LIGHT = frozenset(stem(w) for w in _words("use used uses come comes came"))
+# Idioms read as the verb they stand for, so that the answer's plain word counts.
+_IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ves)\b", re.I), "died"),
+           (re.compile(r"\bturn(?:s|ed)? out\b", re.I), "built"))
 # Terms after one of these belong to a trailing clause ("... *before* joining the authority"): they
 # narrow the question, the main clause says what is asked, so they weigh half.
-_SUBORDINATE = re.compile(r"\b(?:before|after|while|during|since|because|although|though|until|unless|if)\b", re.I)
+_SUBORDINATE = re.compile(r"\b(?:before|after|while|when|during|since|because|although|though|until|unless|if)\b", re.I)
 # A relative clause sits inside the main one ("the engineer *who built the railway* born"): its terms
 # weigh half too, except the question's last word, which is where the main clause resumes.
 _RELATIVE = re.compile(r"\b(?:who|whom|whose|which|that|where)\b", re.I)
@@ -122,12 +128,14 @@ _DIMENSIONS: dict[str, frozenset[str]] = _stemmed_groups({
         "heavy": "heavy weight tonne ton kilogram kg pound",
         "fast": "fast speed knot kilometre km mile hour",
         "often": "often every daily weekly monthly yearly annually times",
-        "much": "much cost price fee pound dollar euro crown",
-        "cost": "cost price fee pound dollar euro crown",
+        "much": "much cost price fee pound dollar euro crown worth",
+        "cost": "cost price fee pound dollar euro crown worth",
+        "price": "price cost fee pound dollar euro crown worth",
+        "money": "money cost price fee pound dollar euro crown worth",
         "population": "population resident inhabitant people live census",
         "live": "live resident inhabitant population people home",
         "born": "born birth",
-        "died": "die death",
+        "died": "die death dead kill fatal",
         "married": "married marry wife husband spouse wed",
         "founded": "found establish begin start open create",
         "built": "build construct complete erect open",
@@ -145,6 +153,10 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "lead": "led leader head",
         "premiere": "first performed premiered",
         "sponsor": "fund funded funding finance financed backing backed",
+        "pay": "paid bought buy sold sell purchased cost",
+        "set": "found founded establish established start started",  # "who *set up* the trust"
+        "home": "born native birthplace live lived",  # "his *home* village" / "born in the village of"
+        "play": "player played",
         # light verbs of phrasal look-ups: "when does X *take place*", "what day does X *come out*"
         "take": "held hold happen occur",
         "come": "released release published publish appear issued out",
@@ -206,6 +218,21 @@ def _description_span(text: str) -> tuple[int, int] | None:
     return match.start(), match.end()
 
 
+_COPULA_Q = re.compile(r"^(?:what|which|who)\s+(?:is|was|are|were)\s+", re.I)
+
+
+def asks_for_description(question: str) -> bool:
+    """The question asks for the described thing itself ("What was Edvin Marrowby's *home* village?"): a
+    look-up whose whole subject is the description, with at most a noun of the asked type after it; no
+    second hop."""
+    text = question.strip().rstrip("?").strip()
+    lead = _COPULA_Q.match(text)
+    span = _description_span(text) if lead else None
+    after = text[span[1]:].split() if lead and span else ["-", "-"]
+    return bool(lead and span and span[0] == lead.end()
+                and (not after or (len(after) == 1 and stem(after[0]) in _TYPE_NOUNS)))
+
+
 def describes_entity(question: str) -> bool:
     """The question refers to something by description rather than by name ("What's" is no possessive)."""
     return bool(_DESCRIPTION.search(_CONTRACTION.sub(r"\1 is", question)))
@@ -241,17 +268,20 @@ class Asked:
     def required(self) -> frozenset[str]:
         """Terms the answer cannot do without: an asked dimension and a year the question pins."""
         weights = dict(zip(self.attribute, self.weights or (1.0,) * len(self.attribute), strict=True))
-        return frozenset(t for t in self.attribute
-                         if (t in _DIMENSIONS and weights[t] >= 1.0) or (len(t) == 4 and t.isdigit()))
+        return frozenset(t for t in self.attribute if (t in _DIMENSIONS and weights[t] >= 1.0)
+                         or (len(t) == 4 and t.isdigit() and weights[t] >= 0.5))  # not a trailing clause's date
 
 
 @lru_cache(maxsize=4096)
 def asked(question: str) -> Asked:
     """Read the answer type and the asked attribute off ``question``."""
-    feats = features(question)
+    read = question
+    for idiom, verb in _IDIOMS:
+        read = idiom.sub(verb, read)
+    feats = features(read)
     name_tokens = {tok for name in feats.names for tok in name}
     kind = _type_of(question)
-    body = question.strip().rstrip("?")
+    body = read.strip().rstrip("?")
     start = len(body.split(maxsplit=1)[0]) if body else 0
     trailing = _SUBORDINATE.search(body, pos=start)
     main_text = body[: trailing.start()] if trailing else body
@@ -270,7 +300,7 @@ def asked(question: str) -> Asked:
     terms: dict[str, float] = {}
     for token in feats.content:
         term = _superlative_base(token)
-        if token in name_tokens or term in _TYPE_NOUNS or term in _FILLER:
+        if token in name_tokens or term in _TYPE_NOUNS or term in _FILLER or (term in _LIGHT and len(feats.content) > 1):
             continue
         if token.isdigit() and not (len(token) == 4 and token in feats.numbers):
             continue  # a year the question pins must be in the answer ("in 2021"); other numbers need not
@@ -481,5 +511,5 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     return Answerability(round(coverage if has_type else 0.0, 4), has_type, round(coverage, 4), missing)
 
 
-__all__ = ["CALENDAR_WORDS", "Answerability", "AnswerType", "Asked", "asked", "check", "holds_value", "mentions", "substitution",
+__all__ = ["CALENDAR_WORDS", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "holds_value", "mentions", "substitution",
            "value_beside"]

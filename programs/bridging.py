@@ -17,11 +17,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from groundqa.judges.lexical import STOPWORDS, features, stem
+from groundqa.judges.lexical import NOT_A_PERSON, STOPWORDS, features, stem
 from groundqa.signatures.types import Passage
 from groundqa.text import split_sentences, strip_citations
 
-from .answerability import CALENDAR_WORDS, asked, describes_entity, mentions
+from .answerability import CALENDAR_WORDS, asked, asks_for_description, describes_entity, mentions
 
 
 @dataclass(frozen=True)
@@ -61,8 +61,6 @@ def _capitalised(passages: Sequence[Passage]) -> set[str]:
     return {m.group(1) for p in passages for m in re.finditer(r"(?<=[a-z,;:] )([A-Z][\w-]+)", p.text)}
 
 
-# The last word of a name that is a body or a place, never a person ("Orvenau Alpine *Club*").
-_NOT_A_PERSON = frozenset(stem(w) for w in ["club", "institute", "institution", "museum", "station", "company", "systems", "society", "school", "university", "college", "academy", "island", "lake", "river", "glacier", "valley", "mountain", "peak", "street", "square", "bridge", "hall", "church", "chapel", "library", "garden", "trust", "foundation", "council", "committee", "orchestra", "festival", "league", "party", "railway", "line", "port", "harbour", "harbor", "shipyard", "slipways", "works", "press", "gazette", "house", "hotel", "hospital", "clinic", "centre", "center", "laboratory", "observatory", "park", "reserve", "strait", "sea", "bay", "ridge", "pass", "village", "town", "city", "county", "province", "region", "district"])
 _PERSON_HEAD = re.compile(r"\b(?:the (?:[a-z]+ )?(?:person|man|woman|people|[a-z]+ who|[a-z]+ whom)\b|"
                           r"the (?:[a-z]+ )?(?:[a-z]+(?:er|or|ist|ian)|architect|guide|pilot|poet|chair|founder|owner|"
                           r"captain|keeper|mayor|wife|husband|son|daughter|father|mother) (?:of|who|whom|that)\b)")
@@ -97,8 +95,10 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     A name scores the share of the question's words its sentence holds (with its passage title), plus 0.5
     when it says what the description is ("Nessa *Clinic*" for "the clinic founded by") or is the eponym
     of a name in it ("Ansel *Drummore*" for "Eurythenes *drummorei*"), less 0.5 when the description is of
-    a person and the name is a body or a place; each name counts once, at its best sentence."""
-    if not describes_entity(question):
+    a person and the name is a body or a place (0.25 when it is one word: a person is introduced by full name);
+    a question that asks for the described thing itself ("What was Edvin Marrowby's home village?") has none.
+    Each name counts once, at its best sentence."""
+    if not describes_entity(question) or asks_for_description(question):
         return []
     wanted = features(question)
     known = {t for name in wanted.names for t in name}
@@ -120,8 +120,10 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):
                 kind_bonus += 0.5  # an eponym: "Ansel *Drummore*" for "the amphipod Eurythenes *drummorei*"
-            if person and stem(name.split()[-1]) in _NOT_A_PERSON:
+            if person and stem(name.split()[-1]) in NOT_A_PERSON:
                 kind_bonus -= 0.5  # "the person who led …" is not the Orvenau Alpine Club
+            elif person and len(name.split()) == 1:
+                kind_bonus -= 0.25  # a person is introduced by full name; one word is more often a place
             score = overlap + kind_bonus - 0.01 * order
             if score > 0 and (name not in scored or score > scored[name][0]):
                 query = " ".join([name, *main])  # "Anselm Varrick born"

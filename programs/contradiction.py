@@ -91,7 +91,7 @@ class Contradiction:
 
 
 def _years(feats: TextFeatures) -> set[str]:
-    return {n for n in feats.numbers if len(n) == 4 and n.isdigit() and 1000 <= int(n) <= 2100}
+    return set(feats.years)  # "1,400" seats is no year
 
 
 def conflict(claim: TextFeatures, unit: TextFeatures) -> tuple[ConflictKind, str, set[str]] | None:

@@ -31,6 +31,8 @@ from typing import Literal
 from groundqa.signatures.qa import Presupposition
 from groundqa.text import content_words
 
+from .answerability import CALENDAR_WORDS
+
 _YES_NO = {"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will",
            "would", "should", "shall", "may", "might", "must"}
 _WH = re.compile(
@@ -49,7 +51,11 @@ _INNER_AUX = re.compile(r"\b(?:did|does|do)\s+", re.I)
 _LIGHT_VERB = re.compile(r"\b(?:take|takes|took|last|lasts|lasted|cost|costs|weigh|weighs|measure|measures|have|"
                          r"has|had|hold|holds|held|use|used|uses|get|gets|got|need|needs|contain|contains|carry|"
                          r"carries|carried|mean|means|include|includes|called|named|known|live|lives|lived)\b", re.I)
-_ENTITY = re.compile(r"\b(?:[A-Z][a-z]+(?:[- ](?:of the |of |the |de |van )?[A-Z][a-z]+)*|(?:1[5-9]|20)\d\d)\b")
+# "now" asserts nothing a passage must say in so many words ("How many people can the hall seat *today*?")
+_NOW = re.compile(r"\b(?:today|now|nowadays|currently|at present)\b", re.I)
+# A name, a year, or a numbered name ("No. 3 Hadwig"); "No" before a number is the abbreviation, no name
+_ENTITY = re.compile(r"\bNo\.? ?\d+(?: [A-Z][a-z]+)+\b|\b(?:(?!No\.? ?\d)[A-Z][a-z]+(?:[- ](?:of the |of |the |de |van )?"
+                     r"[A-Z][a-z]+)*|(?:1[5-9]|20)\d\d)\b")
 _POSSESSIVE = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+)*)'s ([A-Z][a-z]+(?: [A-Z][a-z]+)*)")
 _LOCATED_DESCRIPTION = re.compile(
     r"\bthe (?:[a-z]+ ){0,2}?([a-z]+ (?:under|in|on|at|near|across|between|inside|beneath|above|behind|beside|"
@@ -78,8 +84,8 @@ def named_things(question: str, years: bool = True) -> list[str]:
     names: list[str] = []
     for match in _ENTITY.finditer(body):
         value = match.group(0).strip()
-        if value.isdigit() and not years:
-            continue
+        if (value.isdigit() and not years) or value.lower() in CALENDAR_WORDS:
+            continue  # a month or weekday dates, it names nothing ("no trains in *May*")
         if value not in names:
             names.append(value)
     return names
@@ -167,7 +173,7 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
     if wh != "why" and _COPULA.match(rest):
         return _look_up(text, _COPULA.sub("", rest, count=1))
     event = _INNER_AUX.sub("", _AUX.sub("", rest))
-    remainder = " ".join(_LIGHT_VERB.sub("", event).split())
+    remainder = " ".join(_NOW.sub("", _LIGHT_VERB.sub("", event)).split())
     if modifiers:
         remainder = f"{remainder} {modifiers}"
     if len(content_words(remainder)) < 3:

@@ -655,3 +655,118 @@ def test_a_passage_naming_everything_the_question_names_is_evidence_whatever_its
     namesake = island.model_copy(update={"text": island.text.replace("Carn Tollow", "Carn Mor")})
     refused = GroundedQA(_Scored(other, namesake), config).run("How high is Carn Tollow?")  # type: ignore[arg-type]
     assert refused.abstained
+
+
+# -- what the orchestra and railway corpora showed (written blind to the program) ---------------------
+@pytest.mark.parametrize("question, claims", [
+    # "No." before a number is an abbreviation, the numbered name is the thing ("No. 3 Hadwig")
+    ("Has No. 3 Hadwig ever been steamed since it went into the museum?", ["No. 3 Hadwig"]),
+    ("What was the profession of the man whose daughter gave her name to locomotive No. 1?", []),
+    # months and weekdays date something, they name nothing whose existence could be doubted
+    ("On which day of the week are there no trains in May and October?", []),
+    # "today" asserts nothing a passage must say in so many words
+    ("How many people can Corvayne Hall seat today?", ["Corvayne Hall seat"]),
+])
+def test_numbered_names_months_and_now_read_as_written(question: str, claims: list[str]):
+    assert [c.claim for c in heuristic_presuppositions(question)] == claims
+
+
+def test_a_year_alone_is_looked_up_in_so_many_words():
+    fares = Passage(chunk_id="fares#1", doc_id="fares", title="Timetable and fares", score=0.1,
+                    text="For the 2024 season an adult return ticket costs 58 crowns.")
+    noise = Passage(chunk_id="line#0", doc_id="line", title="The line", score=0.4, text="The line opened in 1897.")
+
+    class _Contains(_Fixed):
+        def retrieve(self, query: str, k: int, contains: tuple[str, ...] = ()) -> list[Passage]:
+            return [fares] if "2024" in contains else [noise]
+
+    verifier = PremiseVerifier(_Contains(), extractor="heuristic", judge="offline")  # type: ignore[arg-type]
+    verdict = verifier.verify(Presupposition(claim="2024", rationale="a time", kind="existence"), Gates())
+    assert verdict.supported and verdict.evidence == ["fares#1"]
+    assert not verifier.verify(Presupposition(claim="2031", rationale="a time", kind="existence"), Gates()).supported
+
+
+def test_a_quantity_is_no_year_and_a_decade_holds_its_years():
+    seats = features("When it opened it seated 2,140 people; since 2012 it has seated 1,400.")
+    assert seats.years == {"2012"} and {"2140", "1400"} <= seats.numbers
+    # "renovated from 2009 to 2012" is not contradicted by a number of seats read as the year 1400
+    assert conflict(features("the hall renovated from 2009 to 2012"),
+                    features("Since then the hall has seated 1,400.")) is None
+    closed = features("The line closed on 30 September 1967.")
+    assert closed.covers("1960s") and not closed.covers("1950s")
+    verdict = get_judge("offline").judge("the last train ran in the 1960s", ["The last train ran on 30 September 1967."])
+    assert "number" not in verdict.rationale
+
+
+def test_two_places_of_the_same_kind_are_no_namesakes():
+    # "Depot Hall" is not another person called "Hall" beside "Corvayne Hall"; "Aldous Penn" is Edgar's namesake
+    assert conflict(features("the orchestra played in Corvayne Hall in 2010"),
+                    features("The orchestra played in the Depot Hall in 2010.")) is None
+    assert conflict(features("Edgar Penn wrote the report"), features("Aldous Penn wrote the report."))[0] == "person"
+
+
+@pytest.mark.parametrize("question, sentence", [
+    # a light verb need not be repeated, an idiom reads as its verb, money is a dimension
+    ("How much money comes with the Vintrelle Prize?", "Since 1980 the festival has awarded the Vintrelle Prize, "
+                                                       "worth 25,000 crowns, to a composer under 35."),
+    ("How many people lost their lives when the train derailed at Ambrell Bend?", "Four passengers were killed and "
+                                                                                   "23 were injured."),
+    ("How many locomotives did Hallbeck & Sons turn out in total?", "In all, Hallbeck & Sons built about 1,150 "
+                                                                     "locomotives before the works closed."),
+    ("Who set up the Selvatrin Railway Heritage Trust?", "It was founded on 4 April 1969 by the schoolteacher Margit "
+                                                         "Ostervall."),
+    ("What price was paid for the Kestrel violin in 1952?", "It was bought in 1952 by the Brandt Foundation for "
+                                                            "180,000 crowns."),
+])
+def test_look_ups_worded_otherwise_are_answered(question: str, sentence: str):
+    assert check(asked(question), sentence).score >= 0.6
+
+
+def test_a_year_of_a_trailing_clause_is_not_required_but_a_main_clause_year_is():
+    assert "2016" not in asked("What did Ossian Drevlund do before he took over the orchestra in 2016?").required
+    assert "1952" in asked("What price was paid for the Kestrel violin in 1952?").required
+    # the unchanged guard: a topical sentence without the asked attribute still does not answer
+    what = asked("What is the annual budget of the Kessraun Alpine Garden?")
+    assert check(what, "The Kessraun Alpine Garden was founded in 1931 and covers 4 hectares.").score == 0
+
+
+def test_a_lifespan_says_when_someone_died():
+    what = asked("In what year did the conductor who premiered Agathe Vintrelle's Violin Concerto die?")
+    assert check(what, "Teodor Halmqvist (1884–1962) was chief conductor of the orchestra from 1919 to 1949.",
+                 title="Teodor Halmqvist").coverage > check(what, "Teodor Halmqvist was chief conductor.").coverage
+
+
+def test_a_question_asking_for_the_described_thing_itself_is_not_bridged():
+    born = passage("marrowby", "He was born in the fishing village of Skelmoor on the Vessmark coast.", "Edvin Marrowby")
+    assert find_bridges("What was Edvin Marrowby's home village?", [born]) == []
+    assert find_bridges("Who was the architect of Corvayne Hall?", [born]) == []
+    # a question that asks something *of* the described one still is
+    assert describes_entity("Where was the architect of Corvayne Hall born?")
+    hall = passage("hall", "Corvayne Hall was designed by the architect Ilse Varnholt and opened in 1911.", "Corvayne Hall")
+    assert find_bridge("Where was the architect of Corvayne Hall born?", [hall]).entity == "Ilse Varnholt"
+
+
+def test_a_person_described_is_bridged_to_a_full_name_before_a_one_word_place():
+    work = passage("vintrelle", "Born in the lakeside town of Lanternmere, she studied violin. Her Violin Concerto was "
+                                "first performed under Teodor Halmqvist.", "Agathe Vintrelle")
+    bridges = find_bridges("In what year did the conductor who premiered Agathe Vintrelle's Violin Concerto die?", [work])
+    assert [b.entity for b in bridges][0] == "Teodor Halmqvist"
+
+
+def test_a_passage_holding_every_word_of_a_nameless_question_is_evidence_whatever_its_score():
+    import dspy
+
+    from groundqa.lm.scripted import ScriptedLM
+
+    fares = Passage(chunk_id="fares#1", doc_id="fares", title="Timetable and fares", score=0.2,
+                    text="For the 2024 season an adult return ticket costs 58 crowns and a single 36 crowns.")
+    other = Passage(chunk_id="fares#0", doc_id="fares", title="Timetable and fares", score=0.35,
+                    text="From mid-June to the end of August four return trains run each day.")
+    dspy.configure(lm=ScriptedLM(lambda m: {"answer": "NOT IN SOURCES"}),
+                   adapter=dspy.ChatAdapter(use_json_adapter_fallback=False))
+    config = QAConfig.for_lm("embedded", verify_premises=False)
+    result = GroundedQA(_Scored(other, fares), config).run("How much is an adult return ticket in the 2024 season?")  # type: ignore[arg-type]
+    assert not result.abstained and "58 crowns" in result.answer, result.abstain_message
+    # one word short of the question (no 2024) is no evidence below the floor
+    old = fares.model_copy(update={"text": fares.text.replace("2024", "1989")})
+    assert GroundedQA(_Scored(other, old), config).run("How much is an adult return ticket in the 2024 season?").abstained  # type: ignore[arg-type]

@@ -61,7 +61,9 @@ _IRREGULAR = {
 }
 
 PREFIX = 5
-_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[A-Za-z\u00C0-\u024F]+(?:'[A-Za-z]+)?")
+_TOKEN = re.compile(r"\d{3}0s\b|\d[\d,]*(?:\.\d+)?|[A-Za-z\u00C0-\u024F]+(?:'[A-Za-z]+)?")
+_DECADE = re.compile(r"\d{3}0s")
+_YEAR = re.compile(r"1\d{3}|20\d{2}")
 # "Ilse Varga (1921–2009)" states birth and death; "(d. 1903)" states death.
 _LIFESPAN = re.compile(r"\(\s*(?:b\.\s*|born\s+)?\d{3,4}\s*[\u2013\u2014-]\s*\d{3,4}\s*\)")
 _DIED = re.compile(r"\(\s*d\.\s*\d{3,4}\s*\)")
@@ -123,9 +125,14 @@ class TextFeatures:
     """Head stems of negated clauses ("never climbed Mount Tessaly" -> ``{"climb"}``)."""
     prefixes: frozenset[str] = frozenset()
     """5-letter prefixes of the longer word tokens ("volcanic" -> "volca"): near-matches across word forms."""
+    years: frozenset[str] = frozenset()
+    """Years as written ("1952", not "1,400", which is a quantity; not "1960s", which is a decade)."""
 
     def covers(self, token: str) -> bool:
-        """``token`` occurs here, exactly or as a word sharing its 5-letter prefix ("volcano"/"volcanic")."""
+        """``token`` occurs here, exactly or as a word sharing its 5-letter prefix ("volcano"/"volcanic"); a
+        decade ("1960s") where a year of it does ("1967")."""
+        if _DECADE.fullmatch(token):
+            return token in self.tokens or any(n[:3] == token[:3] and len(n) == 4 for n in self.years)
         return token in self.tokens or (len(token) >= PREFIX and token.isalpha() and token[:PREFIX] in self.prefixes)
 
     def covers_misspelt(self, token: str) -> bool:
@@ -176,14 +183,17 @@ def features(text: str) -> TextFeatures:
         low = word.lower()
         if low not in STOPWORDS and s not in STOPWORDS and low not in NEGATIONS and not low.endswith("n't"):
             content.add(s)
-    if _LIFESPAN.search(text):
+    if _LIFESPAN.search(text):  # "(1884–1962)" says when he was born and when he died
         tokens.update(("born", "die"))
+        content.update(("born", "die"))
     elif _DIED.search(text):
         tokens.add("die")
+        content.add("die")
     return TextFeatures(
         tokens=frozenset(tokens), content=frozenset(content), numbers=frozenset(numbers),
         names=tuple(_names(raw)), negated=frozenset(_negated_heads(text)),
         prefixes=frozenset(t[:PREFIX] for t in tokens if len(t) >= PREFIX and t.isalpha()),
+        years=frozenset(y for w in raw if _YEAR.fullmatch(y := w.rstrip(","))),
     )
 
 
@@ -239,6 +249,10 @@ def negates(sentence: str) -> bool:
     return bool(features(sentence).negated or NEGATIONS & set(sentence.lower().split()))
 
 
+# The last word of a name that is a body or a place, never a person ("Orvenau Alpine *Club*").
+NOT_A_PERSON = frozenset(stem(w) for w in ["club", "institute", "institution", "museum", "station", "company", "systems", "society", "school", "university", "college", "academy", "island", "lake", "river", "glacier", "valley", "mountain", "peak", "street", "square", "bridge", "hall", "church", "chapel", "library", "garden", "trust", "foundation", "council", "committee", "orchestra", "festival", "league", "party", "railway", "line", "port", "harbour", "harbor", "shipyard", "slipways", "works", "press", "gazette", "house", "hotel", "hospital", "clinic", "centre", "center", "laboratory", "observatory", "park", "reserve", "strait", "sea", "bay", "ridge", "pass", "village", "town", "city", "county", "province", "region", "district"])
+
+
 def names_conflict(hyp_names: tuple[tuple[str, ...], ...], other: tuple[tuple[str, ...], ...],
                    hyp_tokens: frozenset[str]) -> bool:
     """True if ``other`` holds a namesake of a hypothesis name: same surname, another given name.
@@ -250,6 +264,7 @@ def names_conflict(hyp_names: tuple[tuple[str, ...], ...], other: tuple[tuple[st
         if len(name) < 2:
             continue
         for cand in other:
-            if len(cand) >= 2 and cand[-1] == name[-1] and cand[0] != name[0] and cand[0] not in hyp_tokens:
+            if (len(cand) >= 2 and cand[-1] == name[-1] and cand[0] != name[0] and cand[0] not in hyp_tokens
+                    and stem(name[-1]) not in NOT_A_PERSON):  # Depot Hall is no namesake of Corvayne Hall
                 return True
     return False

@@ -278,7 +278,7 @@ class OfflineJudge:
         else:
             score = coverage
         problems: list[str] = []
-        missing_numbers = sorted(hyp.numbers - unit.numbers)
+        missing_numbers = sorted(n for n in hyp.numbers - unit.numbers if not unit.covers(n))  # a decade: a year of it
         if missing_numbers:
             problems.append(f"number(s) {', '.join(missing_numbers)} not in the premise")
             score = min(score, 0.2)

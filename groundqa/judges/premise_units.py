@@ -28,6 +28,7 @@ def union(parts: Sequence[TextFeatures]) -> TextFeatures:
         names=tuple(n for p in parts for n in p.names),
         negated=frozenset().union(*(p.negated for p in parts)),
         prefixes=frozenset().union(*(p.prefixes for p in parts)),
+        years=frozenset().union(*(p.years for p in parts)),
     )
 
 
