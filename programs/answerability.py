@@ -312,7 +312,7 @@ def asked(question: str) -> Asked:
 
 
 _SUBJECT = re.compile(rf"^(?:\w+ ){{0,4}}?(?i:when|where|why|how|what|which|who|whom)\b(?: \w+){{0,4}}? {_AUX} "
-                      r"((?:[A-Z][\w-]*)(?: (?:of |de |van |the )?[A-Z][\w-]*)*)\b(?!'s)")
+                      r"(?:the )?((?:[A-Z][\w-]*)(?: (?:of |de |van |the )?[A-Z][\w-]*)*)\b(?!'s)")
 
 
 def _subject_name(question: str, names: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:

@@ -770,3 +770,11 @@ def test_a_passage_holding_every_word_of_a_nameless_question_is_evidence_whateve
     # one word short of the question (no 2024) is no evidence below the floor
     old = fares.model_copy(update={"text": fares.text.replace("2024", "1989")})
     assert GroundedQA(_Scored(other, old), config).run("How much is an adult return ticket in the 2024 season?").abstained  # type: ignore[arg-type]
+
+
+def test_the_name_after_the_auxiliary_is_required_even_after_the():
+    # "How many concerts does *the Ostrevane Youth Symphony* give?" is not answered by the main orchestra's count
+    what = asked("How many concerts does the Ostrevane Youth Symphony give each year?")
+    assert what.named == (("ostrevan", "youth", "symphoni"),)
+    assert check(what, "Today the OSO gives around 110 concerts a season.", title="Ostrevane Symphony Orchestra").score == 0
+    assert check(what, "The youth symphony gives six concerts a year.", title="Ostrevane Youth Symphony").score >= 0.6
