@@ -96,9 +96,9 @@ _NAME_VALUE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z\u00C0-\u024F]+|\b[A-Z]{
 # Words that frame the slot without naming what is asked ("at its deepest *point*").
 _FILLER = frozenset(stem(w) for w in _words("""point part way name called known exactly approximately roughly about
     currently today now usually typically actually main total different"""))
-# Verbs that only carry the slot ("what gauge does the railway *use*", "how much money *comes with* the prize"):
-# the answer need not repeat them. ("have", "get" are stop words already.)
-_LIGHT = frozenset(stem(w) for w in _words("use used uses come comes came"))
+# A verb that only carries the slot ("how much money *comes with* the prize"): the answer need not repeat it.
+# ("have", "get" are stop words already; "use" is not light: "How did RAND *use* this network?" asks for it.)
+_LIGHT = frozenset(stem(w) for w in _words("come comes came"))
 # Idioms read as the verb they stand for, so that the answer's plain word counts.
 _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ves)\b", re.I), "died"),
            (re.compile(r"\bturn(?:s|ed)? out\b", re.I), "built"))
