@@ -312,7 +312,7 @@ def asked(question: str) -> Asked:
 
 
 _SUBJECT = re.compile(rf"^(?:\w+ ){{0,4}}?(?i:when|where|why|how|what|which|who|whom)\b(?: \w+){{0,4}}? {_AUX} "
-                      r"(?:the )?((?:[A-Z][\w-]*)(?: (?:of |de |van |the )?[A-Z][\w-]*)*)\b(?!'s)")
+                      r"(?:the )?((?:[A-Z][\w-]*)(?: (?:of the |of |de |van |the )?[A-Z][\w-]*)*)\b(?!'s)")
 
 
 def _subject_name(question: str, names: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
@@ -478,6 +478,9 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
                for t in terms)
 
 
+_LIFE_EVENTS = frozenset(("born", "die"))
+
+
 def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6, about: str = "",
           lead: str = "") -> Answerability:
     """Score ``answer`` (citation marks ignored; ``title`` is its passage's title) against ``what``: 0 when
@@ -490,7 +493,9 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     "the *first* ascent" only when the sentence itself is about the ascent)."""
     text = strip_citations(answer)
     feats = features(" ".join(p for p in (title, lead, text) if p))
-    missing = tuple(t for t in what.attribute if not _term_present(t, feats.content, feats.prefixes))
+    # a lifespan ("(1884–1962)") says *when* someone was born and died, not where
+    said = feats.content | (feats.tokens & _LIFE_EVENTS) if what.kind == "date" else feats.content
+    missing = tuple(t for t in what.attribute if not _term_present(t, said, feats.prefixes))
     swapped = substitution(what, text, conflict_coverage, title)
     if swapped is not None:
         missing = (*missing, f"the sentence {swapped}")

@@ -183,12 +183,10 @@ def features(text: str) -> TextFeatures:
         low = word.lower()
         if low not in STOPWORDS and s not in STOPWORDS and low not in NEGATIONS and not low.endswith("n't"):
             content.add(s)
-    if _LIFESPAN.search(text):  # "(1884–1962)" says when he was born and when he died
+    if _LIFESPAN.search(text):
         tokens.update(("born", "die"))
-        content.update(("born", "die"))
     elif _DIED.search(text):
         tokens.add("die")
-        content.add("die")
     return TextFeatures(
         tokens=frozenset(tokens), content=frozenset(content), numbers=frozenset(numbers),
         names=tuple(_names(raw)), negated=frozenset(_negated_heads(text)),
