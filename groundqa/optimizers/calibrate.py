@@ -21,9 +21,10 @@ and the embedder. This optimizer fits them on the user's own train split:
    fewest gates (then the best-scoring) is the winner, since a gate moved to gain a question or two of
    *fit* is how a calibration overfits;
 5. score the winner and the current gates on *check*; keep the winner only if it beats them there by at
-   least ``min_gain`` (0.01), else keep the current gates: never something worse than the defaults on
-   check, and no change that check cannot tell from them (a tie, or a gain of a fraction of one question,
-   is a gate moved for the fit set alone).
+   least ``min_gain`` (0.01) *and* by one question's worth (1 / the check set's size), else keep the
+   current gates: never something worse than the defaults on check, and no change that check cannot tell
+   from them (a tie, or a gain of less than one question, is a gate moved for the fit set alone: on the
+   10-question check of a 62-question corpus, +0.025 kept gates that lost 0.081 on its held-out half).
 
 What it cannot do is said, not hidden: a trainset too small to calibrate keeps the gates; a
 trainset (or check set) with no should-abstain question cannot calibrate abstention, so the gates
@@ -211,7 +212,7 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
         """Fit-score margin within which the trial that moves the fewest gates beats the best one."""
         self.min_gain = min_gain
         """How much the winner must beat the current gates by on the check set to be kept (a smaller gain is
-        noise on a check set of tens of questions)."""
+        noise on a check set of tens of questions); never less than one question's worth (:meth:`needed_gain`)."""
         self.n_trials = n_trials
         self.seed = seed
         self.check_share = check_share
@@ -361,6 +362,11 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
             return winner.score, dict(winner.gates)
         return best_score, best_gates
 
+    def needed_gain(self, n_check: int) -> float:
+        """What the winner must gain on a check set of ``n_check`` questions to be kept: ``min_gain``, and at
+        least one question's worth (a mean of per-question scores in 0..1 moves by 1/n when one flips)."""
+        return max(self.min_gain, 1.0 / n_check if n_check else 0.0, 1e-9)
+
     def _decide(self, program: dspy.Module, start: dict[str, Any], best: dict[str, Any], check: list[dspy.Example],
                 report: CalibrationReport) -> None:
         if best == start:
@@ -372,10 +378,12 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
             report.check_start = self.score(program, check)
             program.gates.load_state(best)
             report.check_best = self.score(program, check)
-            if report.check_best < report.check_start + max(self.min_gain, 1e-9):
+            needed = self.needed_gain(len(check))
+            if report.check_best < report.check_start + needed - 1e-9:
                 relation = ("below" if report.check_best < report.check_start - 1e-9 else
                             "no better than" if report.check_best <= report.check_start + 1e-9 else
-                            f"less than {self.min_gain} above")
+                            f"less than {needed:.3g} (min_gain {self.min_gain}, or one question of "
+                            f"{len(check)}) above")
                 report.reasons.append(f"the best trial scored {report.check_best:.3f} on the check set, {relation} the "
                                       f"current gates' {report.check_start:.3f}: the current gates are kept")
                 program.gates.load_state(start)
