@@ -105,6 +105,9 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
 # Terms after one of these belong to a trailing clause ("... *before* joining the authority"): they
 # narrow the question, the main clause says what is asked, so they weigh half.
 _SUBORDINATE = re.compile(r"\b(?:before|after|while|when|during|since|because|although|though|until|unless|if)\b", re.I)
+_CARRIER = frozenset(_words("have has had do does did be is are was were"))
+# A subordinating word followed by a noun phrase opens a phrase, not a clause ("*after the* accident")
+_PHRASE = re.compile(r"\s+(?:the|a|an)\b", re.I)
 # A relative clause sits inside the main one ("the engineer *who built the railway* born"): its terms
 # weigh half too, except the question's last word, which is where the main clause resumes.
 _RELATIVE = re.compile(r"\b(?:who|whom|whose|which|that|where)\b", re.I)
@@ -284,12 +287,19 @@ def asked(question: str) -> Asked:
     body = read.strip().rstrip("?")
     start = len(body.split(maxsplit=1)[0]) if body else 0
     trailing = _SUBORDINATE.search(body, pos=start)
+    first_relative = _RELATIVE.search(body, pos=start)
+    if trailing and first_relative and first_relative.start() < trailing.start() and _PHRASE.match(body, trailing.end()):
+        trailing = None  # "the manager who ordered new brakes *after the accident* born": a phrase of the clause
     main_text = body[: trailing.start()] if trailing else body
     relative = _RELATIVE.search(main_text, pos=start)
     embedded = features(main_text[relative.start():]).content if relative else frozenset()
     if relative:
-        words = [w for w in main_text[relative.start():].split()[1:] if features(w).content]
-        main_text = main_text[: relative.start()] + " " + (words[-1] if words else "")
+        words = main_text[relative.start():].split()[1:]
+        said = [w for w in words if features(w).content]
+        # the main clause resumes at the clause's last content word ("… Calder bridge *belong* to"), unless it
+        # ends in a verb that only carries the slot ("… is located *have*"): then nothing resumes
+        last = said[-1] if said and not (words and words[-1].lower() in _CARRIER) else ""
+        main_text = main_text[: relative.start()] + " " + last
     else:  # "the composer of the Tide Suite", "Port Vessany's twin town": a description, weighed as one
         described = _description_span(main_text)
         if described is not None:

@@ -779,3 +779,16 @@ def test_the_name_after_the_auxiliary_is_required_even_after_the():
     assert what.named == (("ostrevan", "youth", "symphoni"),)
     assert check(what, "Today the OSO gives around 110 concerts a season.", title="Ostrevane Symphony Orchestra").score == 0
     assert check(what, "The youth symphony gives six concerts a year.", title="Ostrevane Youth Symphony").score >= 0.6
+
+
+def test_a_phrase_inside_a_relative_clause_does_not_end_the_main_clause():
+    # "… who ordered new brakes *after the accident* born?": the main clause resumes at "born"
+    what = asked("In which village was the general manager who ordered new brakes after the Ambrell Bend accident born?")
+    assert what.main == ("born",)
+    # a clause with its own subject still trails ("… do *before he retired*?")
+    retired = asked("What did the man who founded the club do before he retired?")
+    assert dict(zip(retired.attribute, retired.weights, strict=True))["retir"] == 0.3
+    # a relative clause ending in a verb that only carries the slot resumes nothing ("… is located *have*"); one
+    # ending in a preposition resumes at its last content word ("… Calder bridge *belong* to")
+    assert asked("How many inhabitants does the town where the railway's workshop is located have?").main != ("locat",)
+    assert "belong" in asked("Which party did the mayor who championed the Calder bridge belong to?").main
