@@ -105,6 +105,7 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
 # Terms after one of these belong to a trailing clause ("... *before* joining the authority"): they
 # narrow the question, the main clause says what is asked, so they weigh half.
 _SUBORDINATE = re.compile(r"\b(?:before|after|while|when|during|since|because|although|though|until|unless|if)\b", re.I)
+# Verbs a question may end on that say nothing themselves ("How many inhabitants does the town … *have*?")
 _CARRIER = frozenset(_words("have has had do does did be is are was were"))
 # A subordinating word followed by a noun phrase opens a phrase, not a clause ("*after the* accident")
 _PHRASE = re.compile(r"\s+(?:the|a|an)\b", re.I)
@@ -231,9 +232,10 @@ def asks_for_description(question: str) -> bool:
     text = question.strip().rstrip("?").strip()
     lead = _COPULA_Q.match(text)
     span = _description_span(text) if lead else None
-    after = text[span[1]:].split() if lead and span else ["-", "-"]
-    return bool(lead and span and span[0] == lead.end()
-                and (not after or (len(after) == 1 and stem(after[0]) in _TYPE_NOUNS)))
+    if lead is None or span is None or span[0] != lead.end():
+        return False
+    after = text[span[1]:].split()
+    return not after or (len(after) == 1 and stem(after[0]) in _TYPE_NOUNS)
 
 
 def describes_entity(question: str) -> bool:

@@ -209,11 +209,11 @@ class GroundedQA(dspy.Module):
         # a passage that names everything the question names is evidence whatever its score: a rare name embeds
         # poorly ("How high is Carn Tollow?" scores 0.2 against the passage that gives its height); so is one
         # that holds every word of what a question without names asks ("an adult return ticket in 2024")
-        named = features(question).names
-        terms = asked(question).attribute if not named else ()
+        named = tuple(word for name in features(question).names for word in name)
+        words = named or (terms if len(terms := asked(question).attribute) >= 2 else ())
         citable = {n for n, p in enumerate(context.passages, start=1)
                    if p.score >= gates.evidence_floor or (p.chunk_id in hop and p.score >= gates.bridge_floor)
-                   or (named and _names_all(named, p)) or (len(terms) >= 2 and _holds_all(terms, p))}
+                   or (words and _holds_all(words, p))}
         self._synthesize(question, result, context, state, bridge, citable)
 
     def _retrieve(self, query: str) -> list[Passage]:
@@ -428,16 +428,10 @@ class GroundedQA(dspy.Module):
             state.emit("attempt", **data)
 
 
-def _names_all(names: tuple[tuple[str, ...], ...], passage: Passage) -> bool:
-    """Whether ``passage`` (title included) holds every word of every one of ``names``."""
+def _holds_all(words: tuple[str, ...], passage: Passage) -> bool:
+    """Whether ``passage`` (title included) holds every one of ``words`` (word stems)."""
     unit = features(f"{passage.title}. {passage.text}")
-    return all(unit.covers(word) for name in names for word in name)
-
-
-def _holds_all(terms: tuple[str, ...], passage: Passage) -> bool:
-    """Whether ``passage`` (title included) holds every one of ``terms`` (word stems)."""
-    unit = features(f"{passage.title}. {passage.text}")
-    return all(unit.covers(term) for term in terms)
+    return all(unit.covers(word) for word in words)
 
 
 def _report_of(outcome: Any) -> ContractReport | None:
