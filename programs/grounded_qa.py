@@ -210,7 +210,8 @@ class GroundedQA(dspy.Module):
         # poorly ("How high is Carn Tollow?" scores 0.2 against the passage that gives its height); so is one
         # that holds every word of what a question without names asks ("an adult return ticket in 2024")
         named = tuple(word for name in features(question).names for word in name)
-        words = named or (terms if len(terms := asked(question).attribute) >= 2 else ())
+        terms = asked(question).attribute
+        words = named or (terms if len(terms) >= 2 else ())
         citable = {n for n, p in enumerate(context.passages, start=1)
                    if p.score >= gates.evidence_floor or (p.chunk_id in hop and p.score >= gates.bridge_floor)
                    or (words and _holds_all(words, p))}

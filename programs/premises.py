@@ -228,7 +228,6 @@ def _denied(wanted: frozenset[str], text: str) -> bool:
 
 
 _WORD = re.compile(r"[A-Za-z][\w-]*")
-_YEAR = re.compile(r"\b(?:1[5-9]|20)\d\d\b")
 
 
 def _lookup_term(claim: str) -> str | None:
@@ -236,7 +235,7 @@ def _lookup_term(claim: str) -> str | None:
     its longest word of at least 5 letters, else a year it pins; ``None`` when it has none."""
     words = _WORD.findall(claim)
     named = [w for w in words if w[0].isupper() and len(w) >= 3]
-    pool = named or [w for w in words if len(w) >= 5] or _YEAR.findall(claim)
+    pool = named or [w for w in words if len(w) >= 5] or sorted(features(claim).years)
     return max(pool, key=len) if pool else None
 
 

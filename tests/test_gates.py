@@ -740,10 +740,10 @@ def test_a_lifespan_says_when_someone_died():
 def test_a_question_asking_for_the_described_thing_itself_is_not_bridged():
     born = passage("marrowby", "He was born in the fishing village of Skelmoor on the Vessmark coast.", "Edvin Marrowby")
     assert find_bridges("What was Edvin Marrowby's home village?", [born]) == []
-    assert find_bridges("Who was the architect of Corvayne Hall?", [born]) == []
+    hall = passage("hall", "Corvayne Hall was designed by the architect Ilse Varnholt and opened in 1911.", "Corvayne Hall")
+    assert find_bridges("Who was the architect of Corvayne Hall?", [hall]) == []
     # a question that asks something *of* the described one still is
     assert describes_entity("Where was the architect of Corvayne Hall born?")
-    hall = passage("hall", "Corvayne Hall was designed by the architect Ilse Varnholt and opened in 1911.", "Corvayne Hall")
     assert find_bridge("Where was the architect of Corvayne Hall born?", [hall]).entity == "Ilse Varnholt"
 
 

@@ -132,7 +132,7 @@ class TextFeatures:
         """``token`` occurs here, exactly or as a word sharing its 5-letter prefix ("volcano"/"volcanic"); a
         decade ("1960s") where a year of it does ("1967")."""
         if _DECADE.fullmatch(token):
-            return token in self.tokens or any(n[:3] == token[:3] and len(n) == 4 for n in self.years)
+            return token in self.tokens or any(year[:3] == token[:3] for year in self.years)
         return token in self.tokens or (len(token) >= PREFIX and token.isalpha() and token[:PREFIX] in self.prefixes)
 
     def covers_misspelt(self, token: str) -> bool:

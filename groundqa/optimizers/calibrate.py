@@ -365,7 +365,7 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
     def needed_gain(self, n_check: int) -> float:
         """What the winner must gain on a check set of ``n_check`` questions to be kept: ``min_gain``, and at
         least one question's worth (a mean of per-question scores in 0..1 moves by 1/n when one flips)."""
-        return max(self.min_gain, 1.0 / n_check if n_check else 0.0, 1e-9)
+        return max(self.min_gain, 1.0 / max(n_check, 1))
 
     def _decide(self, program: dspy.Module, start: dict[str, Any], best: dict[str, Any], check: list[dspy.Example],
                 report: CalibrationReport) -> None:
