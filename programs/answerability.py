@@ -6,8 +6,8 @@ generated or extractive, is checked against what the question asks for:
 
 * the **answer type** read off the question's wording — ``date`` (when, what year, which day),
   ``number`` (how many/much/long/high/old…, at what temperature), ``person`` (who), ``place``
-  (where, in which city), ``organisation`` (which company/school…), ``yes_no`` (did/is/has…), or
-  none for an open "what";
+  (where, in which city), ``organisation`` (which company/school…), ``name`` (what is … called),
+  ``yes_no`` (did/is/has…), or none for an open "what";
 * the **asked attribute**: the question's content words that are not names it pins ("annual budget",
   "population", "temperature", "train"). A term counts as present when a word of the answer (or its
   passage title) shares its stem or a synonym, or, for a dimension ("how deep", "what temperature"),
@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from groundqa.judges.lexical import features, stem
+from groundqa.judges.lexical import NOT_A_PERSON, features, stem
 from groundqa.text import strip_citations
 
 from .contradiction import conflict_about
 
-AnswerType = Literal["date", "number", "person", "place", "organisation", "yes_no"]
+AnswerType = Literal["date", "number", "person", "place", "organisation", "name", "yes_no"]
 
 _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)"
 _DATE_Q = re.compile(
@@ -44,10 +44,14 @@ _NUMBER_Q = re.compile(
     r"early|late)|(?:what|which) (?:number|percentage|percent|share|proportion|amount|temperature|speed|depth|"
     r"height|altitude|distance|length|age|size|area|population|cost|price|fee|budget|salary|capacity|weight|"
     r"rate|total|sum|score))\b", re.I)
-_PERSON_Q = re.compile(
-    r"^(?:(?:by|for|to|with|from) )?(?:who|whom|whose|(?:which|what) (?:person|man|woman|architect|artist|"
-    r"composer|writer|author|painter|engineer|scientist|mayor|king|queen|leader|founder|player|captain|"
-    r"director|designer|builder|owner|president|teacher|student|musician|poet|sculptor|doctor))\b", re.I)
+_PERSON_NOUNS = (r"person|man|woman|architect|artist|composer|writer|author|painter|engineer|scientist|mayor|king|"
+                 r"queen|leader|founder|player|captain|director|designer|builder|owner|president|teacher|student|"
+                 r"musician|poet|sculptor|doctor|nurse|boy|girl|child|wife|husband|son|daughter|father|mother|"
+                 r"brother|sister|keeper|guide|pilot|priest|editor|manager|chair|head|coach|photographer")
+_PERSON_Q = re.compile(rf"^(?:(?:by|for|to|with|from) )?(?:who|whom|whose|(?:which|what) (?:{_PERSON_NOUNS}))\b", re.I)
+# "What was the name of the *man* who …" asks for a person; "What is the name of the *ship* …" for a name
+_NAME_OF = re.compile(r"^(?:what|which) (?:is|was|are|were) (?:the )?(?:\w+ )?names? of (?:the|a|an|this|that|his|"
+                      r"her|its|their) (\w+(?: \w+)?)", re.I)
 _PLACE_Q = re.compile(
     r"^(?:(?:in|at|to|from|near|on) )?(?:where|(?:which|what) (?:city|town|village|country|region|province|"
     r"island|state|county|place|port|street|river|mountain|lake|continent|district|harbou?r))\b", re.I)
@@ -56,6 +60,8 @@ _ORG_Q = re.compile(
     r"school|college|team|club|publisher|newspaper|orchestra|band|party|bank|shipyard|museum|library|agency|"
     r"ministry|department|committee|council|group|body)\b", re.I)
 _YES_NO_Q = re.compile(rf"^{_AUX}\b", re.I)
+# "What is the station's research boat *called*?", "What was the ship named?": a name is asked for
+_NAME_Q = re.compile(r"^(?:what|which)\b.*\b(?:called|named)\W*$", re.I)
 
 # Words of the wh-phrase that name the asked type, not an attribute ("in which *city*", "what *year*").
 def _words(text: str) -> list[str]:
@@ -69,6 +75,7 @@ _TYPE_NOUNS = frozenset(stem(w) for w in _words("""year decade century month dat
 _MONTHS = _words("january february march april may june july august september october november december "
            "monday tuesday wednesday thursday friday saturday sunday spring summer autumn winter")
 CALENDAR_WORDS = frozenset(_MONTHS)
+_CALENDAR_STEMS = frozenset(stem(w) for w in _MONTHS)
 """Months, weekdays and seasons: capitalised words that date something rather than name it."""
 _DATE_VALUE = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2}|[0-9]{1,2}(?:st|nd|rd|th) century|(?:" + "|".join(_MONTHS)
                          + r")s?|(?:first|second|third|fourth|last) (?:week|day|weekend))\b", re.I)
@@ -87,6 +94,11 @@ _DATE_UNITS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
 _COUNT_Q = re.compile(r"^(?:\w+ )?how (?:many|much)\b", re.I)
 _DATING_YEAR = re.compile(r"\b(?:(?:in|since|by|from|until|till|before|after|around|circa|c\.|of)\s+(?:the\s+)?|(?:"
                           + "|".join(_MONTHS[:12]) + r")\s+)(?:1[0-9]{3}|20[0-9]{2})s?\b", re.I)
+_DAY_OF_MONTH = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:" + "|".join(_MONTHS[:12]) + r")(?:,? \d{4})?\b",
+                           re.I)
+_WHO = re.compile(r"^(?:\w+ )?(?:who|whom|whose)\b", re.I)
+_PERCENTAGE = re.compile(r"\b\d[\d,.]*\s*(?:per ?cent|percent)\b|\b\d[\d,.]*\s*%", re.I)
+_SHARE_Q = re.compile(r"\b(?:per ?cent|percent|percentage|share|proportion|fraction)\b", re.I)
 _NUMBER_VALUE = re.compile(
     r"\b(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
     r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
@@ -98,10 +110,15 @@ _FILLER = frozenset(stem(w) for w in _words("""point part way name called known 
     currently today now usually typically actually main total different"""))
 # A verb that only carries the slot ("how much money *comes with* the prize"): the answer need not repeat it.
 # ("have", "get" are stop words already; "use" is not light: "How did RAND *use* this network?" asks for it.)
-_LIGHT = frozenset(stem(w) for w in _words("come comes came"))
+_LIGHT = frozenset(stem(w) for w in _words("come comes came go goes went gone"))
+# Where a place question only locates ("Where in Port Vessany is the boatyard *located*?"): the answer
+# gives the place ("a boatyard on the East Mole") without the verb.
+_LOCATING = frozenset(stem(w) for w in _words("located situated based"))
 # Idioms read as the verb they stand for, so that the answer's plain word counts.
 _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ves)\b", re.I), "died"),
-           (re.compile(r"\bturn(?:s|ed)? out\b", re.I), "built"))
+           (re.compile(r"\bturn(?:s|ed)? out\b", re.I), "built"),
+           (re.compile(r"\bturn(?:s|ed|ing)? down\b", re.I), "rejected"),
+           (re.compile(r"\b(?:start(?:s|ed|ing)?|beg[iau]ns?) (?:[a-z]+ing )?again\b", re.I), "resumed"))
 # Terms after one of these belong to a trailing clause ("... *before* joining the authority"): they
 # narrow the question, the main clause says what is asked, so they weigh half.
 _SUBORDINATE = re.compile(r"\b(?:before|after|while|when|during|since|because|although|though|until|unless|if)\b", re.I)
@@ -137,6 +154,7 @@ _DIMENSIONS: dict[str, frozenset[str]] = _stemmed_groups({
         "price": "price cost fee pound dollar euro crown worth",
         "money": "money cost price fee pound dollar euro crown worth",
         "population": "population resident inhabitant people live census",
+        "share": "share per cent percent percentage proportion fraction half third quarter majority",
         "live": "live resident inhabitant population people home",
         "born": "born birth",
         "died": "die death dead kill fatal",
@@ -155,12 +173,19 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "design": "designer plan",
         "write": "author wrote writer",
         "lead": "led leader head",
+        "head": "rector director chair chairman chairwoman president leader lead led principal dean chief",
+        "boat": "vessel ship",
+        "ship": "vessel boat",
+        "resumed": "return returned reopen reopened restart restarted resume again",
+        "rejected": "reject voted against refuse refused",
         "premiere": "first performed premiered",
         "sponsor": "fund funded funding finance financed backing backed",
         "pay": "paid bought buy sold sell purchased cost",
         "set": "found founded establish established start started",  # "who *set up* the trust"
         "home": "born native birthplace live lived",  # "his *home* village" / "born in the village of"
         "play": "player played",
+        "open": "opened inaugurated founded established",
+        "visit": "visitor open closed admission entry",  # "which day can't you *visit* it" / "closed on Mondays"
         # light verbs of phrasal look-ups: "when does X *take place*", "what day does X *come out*"
         "take": "held hold happen occur",
         "come": "released release published publish appear issued out",
@@ -169,8 +194,10 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
 
 def _type_of(question: str) -> AnswerType | None:
     q = question.strip()
+    if named := _NAME_OF.match(q):
+        return "person" if any(re.fullmatch(_PERSON_NOUNS, w, re.I) for w in named.group(1).split()) else "name"
     for kind, pattern in (("date", _DATE_Q), ("number", _NUMBER_Q), ("person", _PERSON_Q), ("place", _PLACE_Q),
-                          ("organisation", _ORG_Q)):
+                          ("organisation", _ORG_Q), ("name", _NAME_Q)):
         if pattern.match(q):
             return kind  # type: ignore[return-value]
     if _YES_NO_Q.match(q):
@@ -254,6 +281,13 @@ class Asked:
     weights: tuple[float, ...] = ()
     """Weight of each attribute term: 1 in the main clause, 0.5 for the slot's noun and in a relative
     clause, 0.3 in a trailing one."""
+    event: str = ""
+    """The participle a passive date question ends on ("When was the road bridge *opened*?"), as its stem: the
+    event dated, which the answer must name (a year of its proposal is no answer)."""
+    relation: str = ""
+    """The word of a trailing clause that holds all the question says ("What did Voss do *before* he went
+    into politics?"): the answer must stand in that relation ("*Before* entering politics he managed …"),
+    not merely mention politics."""
     named: tuple[tuple[str, ...], ...] = ()
     """The name the asked relation is about when the question puts it right after its auxiliary ("When did
     *Henrik Voss* compose the suite?"), as its word stems: the answer must be about it, not about a
@@ -273,7 +307,7 @@ class Asked:
     def required(self) -> frozenset[str]:
         """Terms the answer cannot do without: an asked dimension and a year the question pins."""
         weights = dict(zip(self.attribute, self.weights or (1.0,) * len(self.attribute), strict=True))
-        return frozenset(t for t in self.attribute if (t in _DIMENSIONS and weights[t] >= 1.0)
+        return frozenset(t for t in self.attribute if (t in _DIMENSIONS and weights[t] >= 1.0) or t == self.event
                          or (len(t) == 4 and t.isdigit() and weights[t] >= 0.5))  # not a trailing clause's date
 
 
@@ -312,17 +346,23 @@ def asked(question: str) -> Asked:
     terms: dict[str, float] = {}
     for token in feats.content:
         term = _superlative_base(token)
-        if token in name_tokens or term in _TYPE_NOUNS or term in _FILLER or (term in _LIGHT and len(feats.content) > 1):
+        if token in name_tokens or term in _TYPE_NOUNS or term in _FILLER or (
+                (term in _LIGHT or (kind == "place" and term in _LOCATING)) and len(feats.content) > 1):
             continue
         if token.isdigit() and not (len(token) == 4 and token in feats.numbers):
             continue  # a year the question pins must be in the answer ("in 2021"); other numbers need not
         weight = 0.5 if token == slot else 1.0 if token in main else 0.5 if token in embedded else 0.3
         terms[term] = max(terms.get(term, 0.0), weight)
     order = sorted(terms, key=lambda t: (question.lower().find(t[:4]) % 10_000))
-    return Asked(question, kind, tuple(order), frozenset(name_tokens), tuple(terms[t] for t in order),
-                 _subject_name(question, feats.names))
+    relation = trailing.group(0).lower() if trailing and terms and max(terms.values()) < 0.5 else ""
+    dated = _DATED_EVENT.match(question.strip()) if kind == "date" else None
+    event = stem(dated.group(1)) if dated and stem(dated.group(1)) in terms else ""
+    return Asked(question, kind, tuple(order), frozenset(name_tokens), tuple(terms[t] for t in order), event,
+                 relation if stem(relation) in _RELATIONS else "", _subject_name(question, feats.names))
 
 
+_DATED_EVENT = re.compile(r"^(?:in |on )?(?:when|(?:what|which) (?:year|date|decade|century|month|day)) (?:was|were|is|are|"
+                          r"has|have|had)\b.* ([a-z]+(?:ed|en|wn|lt))\W*$", re.I)
 _SUBJECT = re.compile(rf"^(?:\w+ ){{0,4}}?(?i:when|where|why|how|what|which|who|whom)\b(?: \w+){{0,4}}? {_AUX} "
                       r"(?:the )?((?:[A-Z][\w-]*)(?: (?:of the |of |de |van |the )?[A-Z][\w-]*)*)\b(?!'s)")
 
@@ -384,6 +424,7 @@ class Answerability:
                 "person": "The question asks who: answer with the person's name from the passages.",
                 "place": "The question asks where: answer with the place the passages name.",
                 "organisation": "The question asks which organisation: name it from the passages.",
+                "name": "The question asks what something is called: answer with the name the passages give.",
                 "yes_no": "The question asks yes or no: answer only from a passage that says so.",
             }.get(what.kind or "", "The answer does not contain what the question asks for.")
         return ("The answer does not say what the question asks about ("
@@ -401,10 +442,16 @@ def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str]
         return bool(unit.search(text))
     if kind == "number":
         if _COUNT_Q.search(question):
-            text = _DATING_YEAR.sub(" ", text)
+            text = _DATING_YEAR.sub(" ", _DAY_OF_MONTH.sub(" ", text))  # "on 14 March 2010"
+            if not _SHARE_Q.search(question):  # "How many votes were cast?" is not answered by "58 per cent"
+                text = _PERCENTAGE.sub(" ", text)
         return bool(_NUMBER_VALUE.search(text))
     if kind == "yes_no":
         return True  # a yes/no answer is judged by its attribute (and, for "No", by an explicit negation)
+    if kind == "person" and not _WHO.match(question):
+        # "the name of the *man* who founded …", "which *architect* …": a person's name, not "the River Tarn"
+        return any(set(name) - question_words - _CALENDAR_STEMS and not set(name) & NOT_A_PERSON
+                   for name in features(text).names)
     names = {m.group(0).lower() for m in _NAME_VALUE.finditer(text)}
     return bool({stem(n) for n in names} - question_words - {"the", "a", "an", "he", "she", "it", "they", "in"})
 
@@ -491,6 +538,13 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
 
 
 _LIFE_EVENTS = frozenset(("born", "die"))
+# The words that put something in a trailing clause's relation to what it names.
+_RELATIONS: dict[str, frozenset[str]] = _stemmed_groups({
+    "before": "before prior until earlier previously formerly first",
+    "after": "after later afterwards following since then subsequently",
+    "while": "while when during as",
+    "during": "while when during as",
+})
 
 
 def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6, about: str = "",
@@ -517,6 +571,8 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     silent = bool(what.attribute) and not mentions(what, text, known=lead)  # a bridged answer: what the lead lacks
     if silent:
         missing = (*missing, "the sentence itself says nothing of it")
+    if what.relation and not features(text).tokens & _RELATIONS[stem(what.relation)]:
+        silent, missing = True, (*missing, f"the sentence does not say what came {what.relation}")
     elsewhere = _unnamed(what, f"{title}. {about}. {text}")
     missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type

@@ -20,6 +20,7 @@ Deterministic and lexical (:mod:`groundqa.judges.lexical`), like the offline jud
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
@@ -37,7 +38,7 @@ _PAIRS = """add remove | add drop | hash plaintext | open close | win lose | joi
     public private | north south | east west | first last | succeed fail | alive dead | marry divorce |
     hire fire | build demolish | include exclude | support oppose | expand shrink | elect defeat | gain lose |
     encrypt plaintext | require optional | enable disable | keep abolish | keep scrap | introduce abolish |
-    introduce remove | add abolish | grow shrink | survive die | continue stop | continue end |
+    introduce remove | add abolish | charge free | stop continuously | interrupt continuously | grow shrink | survive die | continue stop | continue end |
     strong weak | stronger weaker | strongest weakest | most least | more less | more fewer | high low |
     higher lower | highest lowest | large small | larger smaller | largest smallest | big small |
     bigger smaller | biggest smallest | long short | longer shorter | longest shortest | same different |
@@ -62,6 +63,18 @@ _CLOSED_SETS = """first second third fourth fifth sixth seventh eighth ninth ten
     proton neutron electron |
     red orange yellow green blue purple black white"""
 ANTONYMS: dict[str, frozenset[str]] = {}
+# Phrases that state a word's opposite with the word itself in them: read as that opposite, so that
+# "visit *free of charge*" contradicts "charge school classes" and "appeared *without interruption*"
+# contradicts "stop printing".
+_OPPOSITE_PHRASES = ((re.compile(r"\bfree of charge\b", re.I), "free"),
+                     (re.compile(r"\bwithout (?:any |an )?(?:interruption|break|pause)\b", re.I), "continuously"))
+
+
+def read_phrases(text: str) -> str:
+    """``text`` with the phrases of ``_OPPOSITE_PHRASES`` replaced by the word they mean."""
+    for phrase, word in _OPPOSITE_PHRASES:
+        text = phrase.sub(word, text)
+    return text
 
 
 def _oppose(a: str, b: str) -> None:
@@ -144,8 +157,9 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
     for index, passage in enumerate(passages):
         for raw in split_sentences(passage.text):
             sentence = strip_citations(raw)
-            titled = features(f"{passage.title}. {sentence}" if passage.title else sentence)
-            found = conflict_about(wanted, features(sentence), threshold, titled)
+            read = read_phrases(sentence)
+            titled = features(f"{passage.title}. {read}" if passage.title else read)
+            found = conflict_about(wanted, features(read), threshold, titled)
             if found is not None and found[0] in kinds and (best is None or found[2] > best.coverage):
                 best = Contradiction(index, sentence, found[0], found[1], found[2])
     return best

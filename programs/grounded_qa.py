@@ -252,6 +252,7 @@ class GroundedQA(dspy.Module):
         a threshold (a calibration trial re-asks nothing)."""
         candidates = find_bridges(question, passages, limit=self.gates.bridge_candidates) if self.config.bridging else []
         chosen: tuple[Bridge, list[Passage], Passage] | None = None
+        verified = False
         for bridge in candidates:
             if chosen is not None and state.usage.retrieval_calls >= state.budgets.max_retrievals:
                 break  # the budget is spent: keep the best-ranked candidate
@@ -263,10 +264,13 @@ class GroundedQA(dspy.Module):
                 continue
             chosen = chosen or (bridge, hop, target)
             if self._answers_about(question, bridge, passages, target):
-                chosen = (bridge, hop, target)
+                chosen, verified = (bridge, hop, target), True
                 break
             state.note(f"bridge: the second hop for {bridge.entity!r} does not say what was asked")
         if chosen is None:
+            return passages, None, set()
+        if not verified and self._answers_itself(question, passages):
+            state.note("bridge: no second hop says what was asked, and the first hop does; no bridge kept")
             return passages, None, set()
         bridge, hop, target = chosen
         state.emit("bridge", entity=bridge.entity, query=bridge.query, chunk_id=bridge.chunk_id)
@@ -275,6 +279,15 @@ class GroundedQA(dspy.Module):
         pair = (first.chunk_id, target.chunk_id)
         rest = merge_passages([p for p in passages if p.chunk_id not in pair], [p for p in hop if p.chunk_id not in pair])
         return [first, target, *rest], bridge, {p.chunk_id for p in hop}
+
+    def _answers_itself(self, question: str, passages: list[Passage]) -> bool:
+        """Whether the first hop's best passage holds a sentence that says all of what was asked ("Its research
+        *vessel*, the Skua" for "What is the station's research boat called?"): the description named the thing
+        itself."""
+        budgets = self.config.budgets
+        trial = extractive_answer(question, build_context(passages[:1], budgets.max_context_chars,
+                                                          budgets.context_policy), floor=0.0, answerability=1.0)
+        return bool(trial.chosen)
 
     def _answers_about(self, question: str, bridge: Bridge, first_hop: list[Passage], target: Passage) -> bool:
         """Whether the second hop's ``target``, read after the sentence that named the bridge, holds a sentence

@@ -42,7 +42,9 @@ _WH = re.compile(
 # slot's noun phrase, up to the auxiliary or verb that starts the remainder.
 _HOW_SLOT = re.compile(r"^(?:many|much|long|old|often|far|tall|high|deep|big|large|wide|heavy|fast|early|late|"
                        r"soon|come|exactly)\b(?:\s+ago)?\s*", re.I)
-_AUX_WORDS = ("is|are|was|were|do|does|did|has|have|had|will|would|can|could|should|may|might|must")
+_AUX_WORDS = ("is|are|was|were|do|does|did|has|have|had|will|would|can|could|should|may|might|must|"
+              "isn't|aren't|wasn't|weren't|don't|doesn't|didn't|hasn't|haven't|hadn't|won't|wouldn't|can't|"
+              "cannot|couldn't|shouldn't|mustn't")
 _AUX = re.compile(rf"^(?:{_AUX_WORDS})\s+", re.I)
 _COPULA = re.compile(r"^(?:is|was|are|were)\b\s*", re.I)
 _INNER_AUX = re.compile(r"\b(?:did|does|do)\s+", re.I)
@@ -152,7 +154,9 @@ def _split_slot(text: str) -> tuple[str, str, str] | None:
         while words and not re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) and not words[0][:1].isupper():
             slot.append(words.pop(0))
         if words:  # the slot ran up to an auxiliary: keep its modifiers, drop its head noun
-            modifiers = " ".join(w for w in slot[:-1] if w.lower() not in _ARTICLES)  # "What's the …" leaves no "'s the"
+            # ("which day *of the week*": the head is before "of", what follows it only types it)
+            head = slot.index("of") - 1 if "of" in slot[1:] else len(slot) - 1
+            modifiers = " ".join(w for w in slot[:head] if w.lower() not in _ARTICLES)  # "What's the …" leaves no "'s the"
             rest = " ".join(words)
         else:  # no auxiliary: "What happened to X?", "Which ship sank ..." — the verb is in the slot
             rest = " ".join(slot)

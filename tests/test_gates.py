@@ -792,3 +792,89 @@ def test_a_phrase_inside_a_relative_clause_does_not_end_the_main_clause():
     # ending in a preposition resumes at its last content word ("… Calder bridge *belong* to")
     assert asked("How many inhabitants does the town where the railway's workshop is located have?").main != ("locat",)
     assert "belong" in asked("Which party did the mayor who championed the Calder bridge belong to?").main
+
+
+@pytest.mark.parametrize("question, sentence", [
+    # a head by title, a place question's locating verb, a share as per cent, an idiom for its verb, a boat by
+    # another word, starting again as returning
+    ("Who heads the Tessaly Polytechnic?", "Dr. Ansa Morrow has been rector since 2017."),
+    ("Where in Harwick is Brell Boatworks located?", "Brell Boatworks is a small boatyard on the West Quay of Harwick."),
+    ("What share of voters turned down the Tessaly tunnel?", "In the referendum, 61 per cent of voters rejected "
+                                                            "the tunnel."),
+    ("In which year did passenger trains start running again to Harwick?", "The line was closed to passengers in 1960 "
+                                                                          "until passenger trains returned in 2004."),
+    ("What is the Tessaly Marine Station's research boat called?", "Its research vessel, the Petrel, is 14 metres long."),
+])
+def test_look_ups_in_other_common_words_are_answered(question: str, sentence: str):
+    assert check(asked(question), sentence).score >= 0.6
+
+
+def test_what_came_before_must_be_said_to_come_before():
+    # all a question says is in its trailing clause: the answer must stand in that relation to it
+    what = asked("What did Anton Brell do before he went into politics?")
+    assert what.relation == "before"
+    assert check(what, "Before entering politics he managed the ferry office for ten years.",
+                 title="Anton Brell").score >= 0.6
+    assert check(what, "Anton Brell is a politician from Harwick.", title="Anton Brell").score == 0
+
+
+def test_the_name_of_a_person_is_a_person_and_a_place_is_no_person():
+    assert asked("What was the name of the man who founded the Tessaly Glassworks?").kind == "person"
+    assert asked("What is the name of the ship that sank in 1904?").kind == "name"
+    assert asked("What is the Tessaly Marine Station's research boat called?").kind == "name"
+    founder = asked("What was the name of the man who founded the Tessaly Glassworks?")
+    assert check(founder, "The Tessaly Glassworks was founded in 1888 beside the River Tarn.").score == 0
+    assert check(founder, "The Tessaly Glassworks was founded in 1888 by Anton Brell.").score >= 0.6
+    # "who" may be answered by a body ("the Harwick council"): only a question naming a person noun is held to one
+    assert check(asked("Who founded the Tessaly Glassworks?"), "It was founded by the Harwick Town Council.").score >= 0.6
+
+
+def test_a_count_is_not_answered_by_a_share_or_a_day_of_the_month():
+    votes = asked("How many votes were cast in the Tessaly tunnel referendum of 2010?")
+    assert check(votes, "In a referendum held on 14 March 2010, 61 per cent of voters rejected the tunnel.").score == 0
+    assert check(votes, "In the referendum of 2010, 12,400 votes were cast.").score >= 0.6
+    share = asked("How many per cent of voters rejected the Tessaly tunnel?")
+    assert check(share, "In the referendum, 61 per cent of voters rejected the tunnel.").score >= 0.6
+
+
+def test_a_passive_date_question_wants_the_event_it_dates():
+    what = asked("When was the road bridge to Tessaly Island opened?")
+    assert what.event == "open" and "open" in what.required
+    assert check(what, "In 2008 the town proposed a road bridge to Tessaly Island.").score == 0
+    assert check(what, "The road bridge to Tessaly Island was opened in 2011.").score >= 0.6
+
+
+@pytest.mark.parametrize("claim, text", [
+    ("the museum charge school classes for their visits", "School classes visit the museum free of charge."),
+    ("the Harwick Gazette stop printing during the storms of 1994",
+     "The Harwick Gazette has been printed without interruption, even during the storms of 1994."),
+])
+def test_a_phrase_that_states_the_opposite_contradicts(claim: str, text: str):
+    found = find_contradiction(claim, [passage("p", text)], 0.6)
+    assert found is not None and found.kind == "antonym"
+
+
+def test_a_negated_auxiliary_ends_the_slot_and_its_typing_words_are_no_modifiers():
+    claims = [p.claim for p in heuristic_presuppositions("Which day of the week can't you visit the Museum of Tides?")]
+    assert claims == ["you visit the Museum of Tides"]
+    assert check(asked("Which day of the week can't you visit the Museum of Tides?"),
+                 "The museum is closed on Mondays.", title="Museum of Tides").score >= 0.6
+
+
+def test_a_description_that_names_the_thing_itself_keeps_no_unverified_bridge():
+    import dspy
+
+    from groundqa.lm.scripted import ScriptedLM
+
+    station = Passage(chunk_id="station#0", doc_id="station", title="Tessaly Marine Station", score=0.7,
+                      text="The Tessaly Marine Station is a research station on Tessaly Island, near Harwick. "
+                           "Its research vessel, the Petrel, is 14 metres long.")
+    village = Passage(chunk_id="harwick#0", doc_id="harwick", title="Harwick", score=0.5,
+                      text="Harwick is a fishing village. Its harbour was deepened in 2003 so that larger vessels "
+                           "could berth.")
+    dspy.configure(lm=ScriptedLM(lambda m: {"answer": "NOT IN SOURCES"}),
+                   adapter=dspy.ChatAdapter(use_json_adapter_fallback=False))
+    config = QAConfig.for_lm("embedded", verify_premises=False)
+    result = GroundedQA(_Scored(station, village), config).run("What is the Tessaly Marine Station's research boat called?")  # type: ignore[arg-type]
+    assert "Petrel" in result.answer and "deepened" not in result.answer, result.answer
+    assert any("no bridge kept" in note for note in result.notes), result.notes
