@@ -154,8 +154,10 @@ def _split_slot(text: str) -> tuple[str, str, str] | None:
         while words and not re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) and not words[0][:1].isupper():
             slot.append(words.pop(0))
         if words:  # the slot ran up to an auxiliary: keep its modifiers, drop its head noun
-            # ("which day *of the week*": the head is before "of", what follows it only types it)
-            head = slot.index("of") - 1 if "of" in slot[1:] else len(slot) - 1
+            # ("which day *of the week* can't …": the head is before "of", what follows it up to the auxiliary
+            # only types it)
+            typed = re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) and (slot[-2:-1] == ["of"] or slot[-3:-2] == ["of"])
+            head = len(slot) - 1 - slot[::-1].index("of") - 1 if typed else len(slot) - 1
             modifiers = " ".join(w for w in slot[:head] if w.lower() not in _ARTICLES)  # "What's the …" leaves no "'s the"
             rest = " ".join(words)
         else:  # no auxiliary: "What happened to X?", "Which ship sank ..." — the verb is in the slot
