@@ -194,11 +194,16 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
 
 def _type_of(question: str) -> AnswerType | None:
     q = question.strip()
+    # a thing of a named one is called by a name ("the Calder Marine Station's research boat"); a kind of thing
+    # by a term ("What are the agents detected by the immune system called?")
+    of_a_name = bool(re.search(r"\s[A-Z]", q))
     if named := _NAME_OF.match(q):
-        return "person" if any(re.fullmatch(_PERSON_NOUNS, w, re.I) for w in named.group(1).split()) else "name"
+        if any(re.fullmatch(_PERSON_NOUNS, w, re.I) for w in named.group(1).split()):
+            return "person"
+        return "name" if of_a_name else None
     for kind, pattern in (("date", _DATE_Q), ("number", _NUMBER_Q), ("person", _PERSON_Q), ("place", _PLACE_Q),
                           ("organisation", _ORG_Q), ("name", _NAME_Q)):
-        if pattern.match(q):
+        if pattern.match(q) and (kind != "name" or of_a_name):
             return kind  # type: ignore[return-value]
     if _YES_NO_Q.match(q):
         return "yes_no"
@@ -217,9 +222,17 @@ _ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|architect|guide|pilot|poet|chair|chai
          r"bishop|priest|judge|chef|mayor|founder|owner|king|queen|wife|husband|son|daughter|father|"
          r"mother|brother|sister|widow|heir|successor|predecessor|captain|chief|head|keeper|twin town|home town|"
          r"birthplace|home|capital")
+# Things known by a name, so that "the *company* Mira Tell founded" is bridged to it (not "the storms she painted")
+_NAMED_BODIES = (r"company|firm|business|club|society|school|college|university|museum|gallery|library|band|orchestra|"
+                 r"choir|team|party|newspaper|magazine|label|publisher|shipyard|yard|ship|boat|vessel|station|"
+                 r"institute|foundation|trust|charity|festival|hotel|restaurant|farm|brewery|cooperative|theatre|"
+                 r"theater|church|hospital|clinic|bank|studio|shop|factory|works|mill|railway|airline")
 _DESCRIPTION = re.compile(
     rf"\bthe (?:[a-z]+ ){{0,2}}[a-z]+ (?:who|whom|that|which|whose|where|(?:[a-z]+ed|built|run|led|held|written|"
     rf"drawn|made|won|painted|founded) by)\b|\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) of\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*'s [a-z]+"
+    # a contact clause ("the company *Mira Tell founded*"): a noun, a name, and what the name did to it
+    rf"|(?<!\bwas )(?<!\bwere )(?<!\bis )(?<!\bare )\bthe (?:[a-z]+ )?(?:{_NAMED_BODIES}) [A-Z][a-z]+(?: [A-Z][a-z]+)* (?:[a-z]+ed|built|made|won|wrote|ran|led|held|drew|"
+    rf"sold|bought|began|chose|took)\b"
     # a person described by what was done to or for them ("the man *honoured in* the name of …", "the woman
     # buried at …"): a reduced relative clause
     rf"|\bthe (?:[a-z]+ )?(?:man|woman|person|men|women|people|boy|girl) [a-z]+(?:ed|en|wn) (?:in|at|on|by|for|after|from|to|as)\b")
@@ -459,6 +472,8 @@ def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str]
 def _term_present(term: str, answer: frozenset[str], prefixes: frozenset[str]) -> bool:
     if term in answer or (len(term) >= 5 and term[:5] in prefixes):
         return True
+    if {term + "or", term + "er", term + "r"} & answer:  # the agent says the act: "its *editor*" for "who *edits*"
+        return True
     related = _DIMENSIONS.get(term, frozenset()) | _SYNONYMS.get(term, frozenset())
     return bool(related & answer)
 
@@ -558,7 +573,8 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     ascent"), never its type, and its words are not read as a swap ("the *third* son" is no answer to
     "the *first* ascent" only when the sentence itself is about the ascent)."""
     text = strip_citations(answer)
-    feats = features(" ".join(p for p in (title, lead, text) if p))
+    # a bridged answer's passage opening says what the bridge is ("The Vessany Gazette is the local *newspaper*")
+    feats = features(" ".join(p for p in (title, lead, about if lead else "", text) if p))
     # a lifespan ("(1884–1962)") says *when* someone was born and died, not where
     said = feats.content | (feats.tokens & _LIFE_EVENTS) if what.kind == "date" else feats.content
     missing = tuple(t for t in what.attribute if not _term_present(t, said, feats.prefixes))

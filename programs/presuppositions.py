@@ -192,7 +192,23 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
     claim: list[Claim] = [(remainder, "the question takes this for granted", kind)]
     if wh == "why":
         return _claims(claim)
-    return (_claims(claim, "asked") + _objects(rest))[:MAX_CLAIMS]
+    return (_claims(_two_hops(claim[0]), "asked") + _objects(rest))[:MAX_CLAIMS]
+
+
+_RELATIVE = re.compile(r"\s(?:that|who|whom|which|whose)\s")
+
+
+def _two_hops(claim: Claim) -> list[Claim]:
+    """An asked relation about a described thing ("staff work at *the research station that Ines Halloran
+    directs*") spans two passages (one names the station, another counts its staff): it is checked as the
+    relation up to the description's head noun and as the description from that noun on."""
+    text, why, kind = claim
+    clause = _RELATIVE.search(text)
+    head = text[: clause.start()].split() if clause else []
+    if clause is None or len(content_words(" ".join(head))) < 3 or not content_words(text[clause.end():]):
+        return [claim]
+    noun = " ".join(head[-2:]) if len(head) > 1 and head[-2].lower() not in _ARTICLES else head[-1]
+    return [(" ".join(head), why, kind), (f"{noun}{text[clause.start():]}", "a description the question uses", kind)]
 
 
 _OBJECT = re.compile(r"\bthe ((?:[A-Z][\w-]+ )+[a-z]{3,})\b(?! of\b)")

@@ -820,7 +820,8 @@ def test_what_came_before_must_be_said_to_come_before():
 
 def test_the_name_of_a_person_is_a_person_and_a_place_is_no_person():
     assert asked("What was the name of the man who founded the Tessaly Glassworks?").kind == "person"
-    assert asked("What is the name of the ship that sank in 1904?").kind == "name"
+    assert asked("What is the name of the ship that sank off Harwick in 1904?").kind == "name"
+    assert asked("What are the agents detected by the immune system called?").kind is None  # a term, not a name
     assert asked("What is the Tessaly Marine Station's research boat called?").kind == "name"
     founder = asked("What was the name of the man who founded the Tessaly Glassworks?")
     assert check(founder, "The Tessaly Glassworks was founded in 1888 beside the River Tarn.").score == 0
@@ -878,3 +879,34 @@ def test_a_description_that_names_the_thing_itself_keeps_no_unverified_bridge():
     result = GroundedQA(_Scored(station, village), config).run("What is the Tessaly Marine Station's research boat called?")  # type: ignore[arg-type]
     assert "Petrel" in result.answer and "deepened" not in result.answer, result.answer
     assert any("no bridge kept" in note for note in result.notes), result.notes
+
+
+def test_a_relative_shares_the_surname_without_being_a_namesake():
+    from groundqa.judges.lexical import names_conflict
+
+    paolo = features("Paolo Marchetti received the Silver Compass award in 1993.")
+    brother = features("Odile Marchetti's cartographer brother receive in 1993")
+    assert not names_conflict(brother.names, paolo.names, brother.tokens)
+    designer = features("Odile Marchetti design the harbor lights")
+    assert names_conflict(designer.names, paolo.names, designer.tokens)  # without kin, still a namesake
+
+
+def test_an_asked_relation_about_a_described_thing_is_checked_hop_by_hop():
+    claims = [p.claim for p in heuristic_presuppositions(
+        "How many permanent staff work at the research station that Ines Halloran directs?")]
+    assert claims == ["staff work at the research station", "research station that Ines Halloran directs"]
+    # too short a relation to stand alone stays whole
+    assert len(heuristic_presuppositions("Who edits the newspaper whose photographs Sinead Ardley used?")) == 1
+
+
+def test_a_contact_clause_describes_and_an_agent_noun_says_its_act():
+    assert describes_entity("How large is the kelp farm of the company Mira Tell founded?")
+    assert check(asked("Who edits the Harwick Gazette?"), "Ansa Morrow has been its editor since 2018.",
+                 title="The Harwick Gazette").score >= 0.6
+    # a bridged answer reads its passage's opening for what the bridge is ("the local newspaper")
+    what = asked("Who edits the newspaper whose photographs Anton Brell used?")
+    lead = "Anton Brell painted from photographs in the Harwick Gazette."
+    editor = "Ansa Morrow has been its editor since 2018."
+    opening = "The Harwick Gazette is the local newspaper of Harwick."
+    assert check(what, editor, title="The Harwick Gazette", lead=lead, about=opening).score >= 0.6
+    assert check(what, editor, title="The Harwick Gazette", lead=lead).score < 0.6

@@ -251,13 +251,21 @@ def negates(sentence: str) -> bool:
 NOT_A_PERSON = frozenset(stem(w) for w in ["club", "institute", "institution", "museum", "station", "company", "systems", "society", "school", "university", "college", "academy", "island", "lake", "river", "glacier", "valley", "mountain", "peak", "street", "square", "bridge", "hall", "church", "chapel", "library", "garden", "trust", "foundation", "council", "committee", "orchestra", "festival", "league", "party", "railway", "line", "port", "harbour", "harbor", "shipyard", "slipways", "works", "press", "gazette", "house", "hotel", "hospital", "clinic", "centre", "center", "laboratory", "observatory", "park", "reserve", "strait", "sea", "bay", "ridge", "pass", "village", "town", "city", "county", "province", "region", "district"])
 
 
+# Relatives share a surname: "Odile Marchetti's *brother*" is Paolo Marchetti, no namesake of hers.
+KINSHIP = frozenset(stem(w) for w in ["brother", "sister", "son", "daughter", "father", "mother", "wife", "husband",
+                                      "cousin", "uncle", "aunt", "nephew", "niece", "grandson", "granddaughter",
+                                      "grandfather", "grandmother", "sibling", "widow", "widower"])
+
+
 def names_conflict(hyp_names: tuple[tuple[str, ...], ...], other: tuple[tuple[str, ...], ...],
                    hyp_tokens: frozenset[str]) -> bool:
     """True if ``other`` holds a namesake of a hypothesis name: same surname, another given name.
 
     ``("aldous", "penn")`` conflicts with hypothesis name ``("edgar", "penn")`` unless "aldous" also
-    occurs in the hypothesis.
+    occurs in the hypothesis, or the hypothesis speaks of a relative (:data:`KINSHIP`).
     """
+    if hyp_tokens & KINSHIP:
+        return False
     for name in hyp_names:
         if len(name) < 2:
             continue
