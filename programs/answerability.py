@@ -7,7 +7,7 @@ generated or extractive, is checked against what the question asks for:
 * the **answer type** read off the question's wording — ``date`` (when, what year, which day),
   ``number`` (how many/much/long/high/old…, at what temperature), ``person`` (who), ``place``
   (where, in which city), ``organisation`` (which company/school…), ``name`` (what is … called),
-  ``yes_no`` (did/is/has…), or none for an open "what";
+  ``occupation`` (what job/profession), ``yes_no`` (did/is/has…), or none for an open "what";
 * the **asked attribute**: the question's content words that are not names it pins ("annual budget",
   "population", "temperature", "train"). A term counts as present when a word of the answer (or its
   passage title) shares its stem or a synonym, or, for a dimension ("how deep", "what temperature"),
@@ -33,7 +33,7 @@ from groundqa.text import strip_citations
 
 from .contradiction import conflict_about
 
-AnswerType = Literal["date", "number", "person", "place", "organisation", "name", "yes_no"]
+AnswerType = Literal["date", "number", "person", "place", "organisation", "name", "occupation", "yes_no"]
 
 _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)"
 _DATE_Q = re.compile(
@@ -60,6 +60,17 @@ _ORG_Q = re.compile(
     r"school|college|team|club|publisher|newspaper|orchestra|band|party|bank|shipyard|museum|library|agency|"
     r"ministry|department|committee|council|group|body)\b", re.I)
 _YES_NO_Q = re.compile(rf"^{_AUX}\b", re.I)
+# "What job did X have …?", "What was the profession of …?": a trade or role ("a banker", "assistant engineer")
+_OCCUPATION_Q = re.compile(r"^(?:\w+ )?(?:what|which) (?:(?:is|was|are|were) )?(?:the |his |her |their )?(?:job|"
+                           r"profession|occupation|trade|line of work)\b", re.I)
+_OCCUPATION_VALUE = re.compile(
+    r"\b(?:a|an|as|the)\s+(?:[a-z]+\s+)?(?!(?:after|other|another|under|never|over|water|winter|summer|number|later|ever|whether|either|neither|"
+    r"rather|together|order|power|paper|matter|letter|corner|border|river|tower|center|centre|member|manner|"
+    r"mother|father|brother|sister|daughter|monitor|interior|exterior|corridor|minor|major|junior|senior|"
+    r"prior|error|floor|door|indoor|outdoor|christian|guardian|italian|civilian)\b)[a-z]{3,}(?:er|or|ist|ian)s?\b"
+    r"|\b(?:architect|chef|clerk|nurse|pilot|poet|priest|judge|mayor|monk|nun|cook|guide|smith|mason|surgeon|"
+    r"physician|scientist|engineer|officer|agent|merchant|accountant|consultant|assistant|lawyer|journalist|"
+    r"editor|composer|musician|carpenter|fisherman|fishermen|shepherd|librarian|curator|captain|sailor)s?\b", re.I)
 # "What is the station's research boat *called*?", "What was the ship named?": a name is asked for
 _NAME_Q = re.compile(r"^(?:what|which)\b.*\b(?:called|named)\W*$", re.I)
 
@@ -70,7 +81,8 @@ def _words(text: str) -> list[str]:
 
 _TYPE_NOUNS = frozenset(stem(w) for w in _words("""year decade century month date day week weekday season time period era number
     person man woman city town village country region province place state county continent district
-    company firm organisation organization institution group body kind type"""))
+    company firm organisation organization institution group body kind type job profession occupation career
+    trade"""))
 
 _MONTHS = _words("january february march april may june july august september october november december "
            "monday tuesday wednesday thursday friday saturday sunday spring summer autumn winter")
@@ -202,7 +214,7 @@ def _type_of(question: str) -> AnswerType | None:
             return "person"
         return "name" if of_a_name else None
     for kind, pattern in (("date", _DATE_Q), ("number", _NUMBER_Q), ("person", _PERSON_Q), ("place", _PLACE_Q),
-                          ("organisation", _ORG_Q), ("name", _NAME_Q)):
+                          ("organisation", _ORG_Q), ("name", _NAME_Q), ("occupation", _OCCUPATION_Q)):
         if pattern.match(q) and (kind != "name" or of_a_name):
             return kind  # type: ignore[return-value]
     if _YES_NO_Q.match(q):
@@ -438,6 +450,7 @@ class Answerability:
                 "place": "The question asks where: answer with the place the passages name.",
                 "organisation": "The question asks which organisation: name it from the passages.",
                 "name": "The question asks what something is called: answer with the name the passages give.",
+                "occupation": "The question asks for a job: answer with the trade or role the passages give.",
                 "yes_no": "The question asks yes or no: answer only from a passage that says so.",
             }.get(what.kind or "", "The answer does not contain what the question asks for.")
         return ("The answer does not say what the question asks about ("
@@ -459,6 +472,9 @@ def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str]
             if not _SHARE_Q.search(question):  # "How many votes were cast?" is not answered by "58 per cent"
                 text = _PERCENTAGE.sub(" ", text)
         return bool(_NUMBER_VALUE.search(text))
+    if kind == "occupation":
+        # "an *assistant* engineer" is another job than the question's "chief engineer"
+        return any({stem(w) for w in m.group(0).split()[1:]} - question_words for m in _OCCUPATION_VALUE.finditer(text))
     if kind == "yes_no":
         return True  # a yes/no answer is judged by its attribute (and, for "No", by an explicit negation)
     if kind == "person" and not _WHO.match(question):
@@ -589,6 +605,8 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
         missing = (*missing, "the sentence itself says nothing of it")
     if what.relation and not features(text).tokens & _RELATIONS[stem(what.relation)]:
         silent, missing = True, (*missing, f"the sentence does not say what came {what.relation}")
+    elif what.relation and not silent:  # in that relation to what the clause names, which it may word otherwise
+        missing = tuple(t for t in missing if t not in what.attribute)  # ("*Before* taking up railway work he …")
     elsewhere = _unnamed(what, f"{title}. {about}. {text}")
     missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type

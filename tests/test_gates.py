@@ -910,3 +910,19 @@ def test_a_contact_clause_describes_and_an_agent_noun_says_its_act():
     opening = "The Harwick Gazette is the local newspaper of Harwick."
     assert check(what, editor, title="The Harwick Gazette", lead=lead, about=opening).score >= 0.6
     assert check(what, editor, title="The Harwick Gazette", lead=lead).score < 0.6
+
+
+def test_a_job_question_wants_a_trade_and_a_before_clause_may_be_worded_otherwise():
+    what = asked("What job did Anton Brell have before he became harbour master?")
+    assert what.kind == "occupation" and what.relation == "before"
+    # the relation word and one word of the clause are enough: the clause's event may be worded otherwise
+    assert check(what, "Before taking up harbour work he spent ten years as an assistant engineer at Saltmere.",
+                 title="Anton Brell").score >= 0.6
+    assert check(what, "Anton Brell became harbour master in 1901.", title="Anton Brell").score == 0
+    # another job than the one the clause names ("an *assistant* engineer" before "chief engineer")
+    chief = asked("What job did Anton Brell have before he became chief engineer?")
+    assert check(chief, "Before that he worked as an assistant engineer at Saltmere.", title="Anton Brell").score >= 0.6
+    profession = asked("What was the profession of the man whose daughter named the ferry?")
+    assert profession.kind == "occupation"
+    assert check(profession, "Their younger daughter, Ilse, named the ferry.", title="Jorin Brell").score == 0
+    assert check(profession, "Jorin Brell was a banker; his daughter named the ferry.", title="Jorin Brell").score >= 0.6
