@@ -114,7 +114,7 @@ _SHARE_Q = re.compile(r"\b(?:per ?cent|percent|percentage|share|proportion|fract
 _NUMBER_VALUE = re.compile(
     r"\b(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
     r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
-    r"thousand|million|billion|dozen|half|quarter|twice|once|double|single)\b", re.I)
+    r"thousand|million|billion|dozen|half|quarter|twice|once|double)\b", re.I)
 _NAME_VALUE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z\u00C0-\u024F]+|\b[A-Z]{2,}\b")
 
 # Words that frame the slot without naming what is asked ("at its deepest *point*").
@@ -122,7 +122,7 @@ _FILLER = frozenset(stem(w) for w in _words("""point part way name called known 
     currently today now usually typically actually main total different"""))
 # A verb that only carries the slot ("how much money *comes with* the prize"): the answer need not repeat it.
 # ("have", "get" are stop words already; "use" is not light: "How did RAND *use* this network?" asks for it.)
-_LIGHT = frozenset(stem(w) for w in _words("come comes came go goes went gone"))
+_LIGHT = frozenset(stem(w) for w in _words("come comes came go goes went gone carry carries carried"))
 # Where a place question only locates ("Where in Port Vessany is the boatyard *located*?"): the answer
 # gives the place ("a boatyard on the East Mole") without the verb.
 _LOCATING = frozenset(stem(w) for w in _words("located situated based"))
@@ -130,7 +130,16 @@ _LOCATING = frozenset(stem(w) for w in _words("located situated based"))
 _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ves)\b", re.I), "died"),
            (re.compile(r"\bturn(?:s|ed)? out\b", re.I), "built"),
            (re.compile(r"\bturn(?:s|ed|ing)? down\b", re.I), "rejected"),
-           (re.compile(r"\b(?:start(?:s|ed|ing)?|beg[iau]ns?) (?:[a-z]+ing )?again\b", re.I), "resumed"))
+           (re.compile(r"\b(?:start(?:s|ed|ing)?|beg[iau]ns?) (?:[a-z]+ing )?again\b", re.I), "resumed"),
+           # what people say for what passages state ("Who's *in charge of* …", "When did it *open its doors*?")
+           (re.compile(r"\bin charge of\b", re.I), "heads"),
+           (re.compile(r"\bopen(?:s|ed)? (?:its|their|her|his) doors\b", re.I), "opened"),
+           (re.compile(r"\bt(?:ake|akes|ook|aken) to the (?:air|skies)\b", re.I), "flew"),
+           (re.compile(r"\blook(?:s|ed|ing)? after\b", re.I), "kept"),
+           (re.compile(r"\bfinish(?:es|ed)? (?:her|his|their|its) (?:studies|training|degree)\b", re.I), "graduated"),
+           (re.compile(r"\bthese days\b", re.I), "now"),
+           (re.compile(r"\b(?:year-round|all year(?: round)?|all the year round)\b", re.I), "permanently"),
+           (re.compile(r"\bco-?op\b", re.I), "cooperative"))
 # Terms after one of these belong to a trailing clause ("... *before* joining the authority"): they
 # narrow the question, the main clause says what is asked, so they weigh half.
 _SUBORDINATE = re.compile(r"\b(?:before|after|while|when|during|since|because|although|though|until|unless|if)\b", re.I)
@@ -157,6 +166,7 @@ _DIMENSIONS: dict[str, frozenset[str]] = _stemmed_groups({
         "old": "old age aged year born",
         "wide": "wide width metre meter kilometre km feet",
         "big": "big large size area hectare acre square kilometre km metre",  # "large" stems to "big"
+        "size": "size big large area hectare acre square kilometre km metre",
         "temperature": "temperature degree celsius fahrenheit kelvin minus",
         "heavy": "heavy weight tonne ton kilogram kg pound",
         "fast": "fast speed knot kilometre km mile hour",
@@ -167,7 +177,7 @@ _DIMENSIONS: dict[str, frozenset[str]] = _stemmed_groups({
         "money": "money cost price fee pound dollar euro crown worth",
         "population": "population resident inhabitant people live census",
         "share": "share per cent percent percentage proportion fraction half third quarter majority",
-        "live": "live resident inhabitant population people home",
+        "live": "live resident inhabitant inhabited population people home",
         "born": "born birth",
         "died": "die death dead kill fatal",
         "married": "married marry wife husband spouse wed",
@@ -182,9 +192,9 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "store": "keep kept hold house",
         "teach": "lecture professor taught",
         "work": "employ job worked",
-        "design": "designer plan",
+        "design": "designer",
         "write": "author wrote writer",
-        "lead": "led leader head",
+        "lead": "led leader head chair chaired chairman chairwoman direct directed director",
         "head": "rector director chair chairman chairwoman president leader lead led principal dean chief",
         "boat": "vessel ship",
         "ship": "vessel boat",
@@ -196,6 +206,18 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "set": "found founded establish established start started",  # "who *set up* the trust"
         "home": "born native birthplace live lived",  # "his *home* village" / "born in the village of"
         "play": "player played",
+        "start": "found founded establish established set begin began",  # "who *started* the school"
+        "begin": "found founded establish established set start started",
+        "run": "director direct directs head heads manage manager managed lead leads led operate operated chair",
+        "train": "railway rail line station",
+        "ticket": "fare fares",
+        "inhabitant": "population resident residents people live lives inhabited",
+        "employee": "staff employ employs employed worker workers people",
+        "member": "members membership",
+        "registration": "registered register",
+        "flew": "flight flown fly flies airborne",
+        "kept": "keeper keep keeps tended",
+        "graduated": "graduate degree diploma qualified completed finished",
         "open": "opened inaugurated founded established",
         "visit": "visitor open closed admission entry",  # "which day can't you *visit* it" / "closed on Mondays"
         # light verbs of phrasal look-ups: "when does X *take place*", "what day does X *come out*"
@@ -307,8 +329,10 @@ class Asked:
     """Weight of each attribute term: 1 in the main clause, 0.5 for the slot's noun and in a relative
     clause, 0.3 in a trailing one."""
     event: str = ""
-    """The participle a passive date question ends on ("When was the road bridge *opened*?"), as its stem: the
-    event dated, which the answer must name (a year of its proposal is no answer)."""
+    """The word the answer must say in some form, as its stem: the participle a passive date question ends on
+    ("When was the road bridge *opened*?": a year of its proposal is no answer), the act a who-question asks
+    about ("Who *designed* …?": the town that proposed it is no answer), what a count counts ("How many
+    *contributors* …?": "a single node" is no answer)."""
     relation: str = ""
     """The word of a trailing clause that holds all the question says ("What did Voss do *before* he went
     into politics?"): the answer must stand in that relation ("*Before* entering politics he managed …"),
@@ -332,7 +356,9 @@ class Asked:
     def required(self) -> frozenset[str]:
         """Terms the answer cannot do without: an asked dimension and a year the question pins."""
         weights = dict(zip(self.attribute, self.weights or (1.0,) * len(self.attribute), strict=True))
-        return frozenset(t for t in self.attribute if (t in _DIMENSIONS and weights[t] >= 1.0) or t == self.event
+        return frozenset(t for t in self.attribute if (t in _DIMENSIONS and weights[t] >= 1.0 and not (
+                             t == "old" and not re.search(r"\bhow old\b", self.question, re.I)))  # "the *old* ferry"
+                         or t == self.event
                          or (len(t) == 4 and t.isdigit() and weights[t] >= 0.5))  # not a trailing clause's date
 
 
@@ -380,16 +406,24 @@ def asked(question: str) -> Asked:
         terms[term] = max(terms.get(term, 0.0), weight)
     order = sorted(terms, key=lambda t: (question.lower().find(t[:4]) % 10_000))
     relation = trailing.group(0).lower() if trailing and terms and max(terms.values()) < 0.5 else ""
-    dated = _DATED_EVENT.match(question.strip()) if kind == "date" else None
-    event = stem(dated.group(1)) if dated and stem(dated.group(1)) in terms else ""
+    said = (_DATED_EVENT.match(question.strip()) if kind == "date" else _DOER.match(read.strip()) if kind == "person"
+            else _COUNTED.match(question.strip()))
+    event = stem(said.group(1)) if said and stem(said.group(1)) in terms else ""
     return Asked(question, kind, tuple(order), frozenset(name_tokens), tuple(terms[t] for t in order), event,
                  relation if stem(relation) in _RELATIONS else "", _subject_name(question, feats.names))
 
 
 _DATED_EVENT = re.compile(r"^(?:in |on )?(?:when|(?:what|which) (?:year|date|decade|century|month|day)) (?:was|were|is|are|"
                           r"has|have|had)\b.* ([a-z]+(?:ed|en|wn|lt))\W*$", re.I)
+# "Who *designed* the bridge?": the act asked about; "How many *contributors* worked on it?": what is counted
+_DOER = re.compile(r"^who(?:'s)? (?!(?:is|was|are|were|has|have|had|did|does|do|will|would|can|could|should)\b)([a-z]+)\b",
+                   re.I)
+_COUNTED = re.compile(r"^(?:\w+ )?how many (?!(?:people|persons?|men|women|times|years|days|hours|more|of|items|"
+                      r"things|objects|pieces|units|entries|works)\b)([a-z]+)\b",
+                      re.I)
 _SUBJECT = re.compile(rf"^(?:\w+ ){{0,4}}?(?i:when|where|why|how|what|which|who|whom)\b(?: \w+){{0,4}}? {_AUX} "
-                      r"(?:the )?((?:[A-Z][\w-]*)(?: (?:of the |of |de |van |the )?[A-Z][\w-]*)*)\b(?!'s)")
+                      r"(?:the (?:(?!(?:where|who|whom|whose|which|that|from|of|in|at|on|to|by|for|with|near)\b)[a-z]+ )"
+                      r"{0,2})?((?:[A-Z][\w-]*)(?: (?:of the |of |de |van |the )?[A-Z][\w-]*)*)\b(?!'s)")
 
 
 def _subject_name(question: str, names: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:

@@ -108,6 +108,12 @@ class PremiseVerifier(dspy.Module):
             best = max(best, gates.premise_floor)
             rationale = f"passage {passages[mention].chunk_id} mentions every part of it"
         else:
+            if claim.role == "asked" and best < gates.premise_floor:
+                # a rare name embeds poorly ("made the *Great Tun*" scores 0.21 against its page): a passage that
+                # names everything the relation names, found in so many words, is near enough to judge
+                named = [p for p in self._named_passages(claim.claim, gates.premise_k) if _names_all(claim.claim, p)]
+                if named:
+                    passages, best = [*named[:1], *passages], max(best, gates.premise_floor)
             said, confidence, cited, rationale = self._judge(claim.claim, passages[:JUDGED])
         threshold, floor = gates.premise_threshold, gates.premise_floor
         if claim.role == "asked":
@@ -156,7 +162,8 @@ class PremiseVerifier(dspy.Module):
             # One passage must carry the whole claim: joint support across passages would let a
             # namesake's page lend the name and another page the event (cross-entity confusion).
             judge = get_judge("offline")
-            verdicts = [judge.judge(claim, [p.text]) for p in passages]
+            # a passage is read under its title: a later chunk's "She graduated …" is about the page's subject
+            verdicts = [judge.judge(claim, [_titled(p)]) for p in passages]
             index = max(range(len(verdicts)), key=lambda i: verdicts[i].support)
             verdict = verdicts[index]
             cited = [passages[index].chunk_id] if verdict.entailed else []
@@ -207,6 +214,20 @@ class PremiseVerifier(dspy.Module):
 
     def __repr__(self) -> str:  # pragma: no cover - cosmetic
         return f"PremiseVerifier(extractor={self.extractor}, judge={self.judge_kind})"
+
+
+def _titled(passage: Passage) -> str:
+    """The passage's text after its title, unless it opens with it."""
+    if not passage.title or passage.text.lstrip().startswith(passage.title):
+        return passage.text
+    return f"{passage.title}. {passage.text}"
+
+
+def _names_all(claim: str, passage: Passage) -> bool:
+    """Whether ``passage`` (title included) holds every word of every name in ``claim``."""
+    names = features(claim).names
+    unit = features(f"{passage.title}. {passage.text}")
+    return bool(names) and all(unit.covers(t) for name in names for t in name)
 
 
 def _mentioned(claim: str, passages: list[Passage]) -> int | None:

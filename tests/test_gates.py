@@ -926,3 +926,57 @@ def test_a_job_question_wants_a_trade_and_a_before_clause_may_be_worded_otherwis
     assert profession.kind == "occupation"
     assert check(profession, "Their younger daughter, Ilse, named the ferry.", title="Jorin Brell").score == 0
     assert check(profession, "Jorin Brell was a banker; his daughter named the ferry.", title="Jorin Brell").score >= 0.6
+
+
+@pytest.mark.parametrize("question, sentence, title", [
+    # how people ask, against how passages state it
+    ("Who's in charge of the Harwick Cooperative these days?", "Since 2016 it has been led by chairwoman Ansa Morrow.",
+     "Harwick Cooperative"),
+    ("Who started the Harwick Flying School?", "It was founded in 1979 by Marjory Skene, a former instructor.",
+     "Harwick Flying School"),
+    ("Who runs the Harwick Wine Museum?", "The historian Yannick Teller has been its director since 2008.",
+     "Harwick Wine Museum"),
+    ("On what date did the Harwick Wine Museum open its doors?", "It opened on 14 May 1994.", "Harwick Wine Museum"),
+    ("When did the Linnet prototype first take to the air?", "The prototype made its first flight on 11 October 1978.",
+     "Linnet"),
+    ("Which lighthouse did Tobiah Brell look after?", "From 1962 to 1983 he kept the Skelling Head lighthouse.",
+     "Tobiah Brell"),
+    ("What year did Harwick get its train station?", "Its railway station opened in 1911.", "Harwick"),
+    ("How many of the Harwick Isles have people living on them year-round?", "Only nine of the islands are "
+                                                                            "permanently inhabited.", "Harwick Isles"),
+    ("How long is the co-op's Long Vault cellar?", "The Long Vault, the cooperative's cellar, is 240 metres long.",
+     "Long Vault"),
+    ("What's the size of Clos Ardanne's vineyard?", "Its vineyard covers 6 hectares.", "Clos Ardanne"),
+])
+def test_colloquial_questions_are_answered(question: str, sentence: str, title: str):
+    assert check(asked(question), sentence, title=title).score >= 0.6
+
+
+def test_a_premise_is_judged_with_its_passage_title_and_a_rare_name_looked_up_in_so_many_words():
+    school = Passage(chunk_id="ilse#1", doc_id="ilse", title="Ilse Brell", score=0.66,
+                     text="She graduated from the Harwick School of Viticulture in 1987.")
+    verifier = PremiseVerifier(_Fixed(school), extractor="heuristic", judge="offline")
+    claim = Presupposition(claim="Ilse Brell studied at the Harwick School of Viticulture", kind="event", role="asked")
+    assert verifier.verify(claim, Gates()).supported  # "She" is the page's subject: its title names her
+    tun = Passage(chunk_id="coop#2", doc_id="coop", title="Harwick Cooperative", score=0.21,
+                  text="Its largest cask, the Great Tun, holds 24,000 litres and was built in 1980 by a cooper.")
+    made = Presupposition(claim="made the Great Tun", kind="event", role="asked")
+    verdict = PremiseVerifier(_Fixed(tun), extractor="heuristic", judge="offline").verify(made, Gates())
+    assert verdict.supported, verdict.rationale  # below the retrieval floor, but the passage names the Great Tun
+
+
+def test_the_act_of_a_who_question_and_the_noun_of_a_count_are_required():
+    designer = asked("Who designed the proposed bridge to Tessaly Island?")
+    assert designer.event == "design"
+    assert check(designer, "The plan was championed by mayor Anton Brell.", title="Tessaly bridge").score == 0
+    assert check(designer, "It was designed by the engineer Ansa Morrow.", title="Tessaly bridge").score >= 0.6
+    # the act in other words still counts ("led" / "chaired by")
+    assert check(asked("Who led the public inquiry into the Harwick crash?"), "The Rook Inquiry into the Harwick crash "
+                 "was chaired by the retired judge Annis Rook.", title="Rook Inquiry").score >= 0.6
+    contributors = asked("How many contributors worked on Quorvane 3.0?")
+    assert contributors.event == "contributor"
+    assert check(contributors, "It ran on a single node; replication was future work.", title="Quorvane 3.0").score == 0
+    assert check(contributors, "Some 40 contributors worked on it.", title="Quorvane 3.0").score >= 0.6
+    # a generic count ("items", "people") is answered by what is counted ("40,000 charts")
+    assert asked("How many items does the Harwick Library hold?").event == ""
+    assert "old" not in asked("How many passengers could the old ferry Petrel carry?").required
