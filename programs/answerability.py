@@ -108,6 +108,7 @@ _DATING_YEAR = re.compile(r"\b(?:(?:in|since|by|from|until|till|before|after|aro
                           + "|".join(_MONTHS[:12]) + r")\s+)(?:1[0-9]{3}|20[0-9]{2})s?\b", re.I)
 _DAY_OF_MONTH = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:" + "|".join(_MONTHS[:12]) + r")(?:,? \d{4})?\b",
                            re.I)
+_YEAR_SPAN = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\s*(?:–|-|to|and|until)\s*(?:1[0-9]{3}|20[0-9]{2})\b")
 _WHO = re.compile(r"^(?:\w+ )?(?:who|whom|whose)\b", re.I)
 _PERCENTAGE = re.compile(r"\b\d[\d,.]*\s*(?:per ?cent|percent)\b|\b\d[\d,.]*\s*%", re.I)
 _SHARE_Q = re.compile(r"\b(?:per ?cent|percent|percentage|share|proportion|fraction)\b", re.I)
@@ -211,6 +212,7 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "run": "director direct directs head heads manage manager managed lead leads led operate operated chair",
         "train": "railway rail line station",
         "ticket": "fare fares",
+        "hold": "capacity seat seats seated accommodate accommodates holds",  # "how many people can it *hold*"
         "inhabitant": "population resident residents people live lives inhabited",
         "employee": "staff employ employs employed worker workers people",
         "member": "members membership",
@@ -356,7 +358,8 @@ class Asked:
     def required(self) -> frozenset[str]:
         """Terms the answer cannot do without: an asked dimension and a year the question pins."""
         weights = dict(zip(self.attribute, self.weights or (1.0,) * len(self.attribute), strict=True))
-        return frozenset(t for t in self.attribute if (t in _DIMENSIONS and weights[t] >= 1.0 and not (
+        return frozenset(t for t in self.attribute if (t in _DIMENSIONS and (weights[t] >= 1.0 or re.search(
+                             rf"\b(?:what|which) {t}", self.question, re.I)) and not (  # "at what *temperature*"
                              t == "old" and not re.search(r"\bhow old\b", self.question, re.I)))  # "the *old* ferry"
                          or t == self.event
                          or (len(t) == 4 and t.isdigit() and weights[t] >= 0.5))  # not a trailing clause's date
@@ -502,7 +505,7 @@ def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str]
         return bool(unit.search(text))
     if kind == "number":
         if _COUNT_Q.search(question):
-            text = _DATING_YEAR.sub(" ", _DAY_OF_MONTH.sub(" ", text))  # "on 14 March 2010"
+            text = _DATING_YEAR.sub(" ", _DAY_OF_MONTH.sub(" ", _YEAR_SPAN.sub(" ", text)))  # "on 14 March 2010"
             if not _SHARE_Q.search(question):  # "How many votes were cast?" is not answered by "58 per cent"
                 text = _PERCENTAGE.sub(" ", text)
         return bool(_NUMBER_VALUE.search(text))
@@ -556,6 +559,24 @@ def _unnamed(what: Asked, text: str) -> list[str]:
     return [" ".join(name) for name in what.named if not all(feats.covers(word) for word in name)]
 
 
+_MEASURED = re.compile(r"\b\d[\d,.]*\s*(?:metres?|meters?|m|km|kilometres?|kilometers?|feet|ft|foot|miles?)\s+"
+                       r"(wide|long|high|tall|deep|thick)\b", re.I)
+_SAME_DIMENSION = {"deep": {"deep", "depth"}, "high": {"high", "tall", "height", "altitude", "elevation"},
+                   "tall": {"tall", "high", "height"}, "long": {"long", "length"}, "wide": {"wide", "width"}}
+
+
+def _other_dimension(what: Asked, text: str) -> str:
+    """The dimension ``text`` measures when it is not the one asked ("140 metres *wide*" for "how deep"), else ""."""
+    asked_dims = [t for t in what.required if t in _SAME_DIMENSION]
+    measured = [m.group(1).lower() for m in _MEASURED.finditer(text)]
+    if not asked_dims or not measured:
+        return ""
+    same = _SAME_DIMENSION[asked_dims[0]]
+    if any(m in same for m in measured) or features(text).content & {stem(w) for w in same}:
+        return ""
+    return measured[0]
+
+
 def holds_value(what: Asked, text: str) -> bool:
     """Whether ``text`` holds a value of the asked type (a date, a number, a name the question lacks); never
     for an open "what" or a yes/no question, which have no value to look for."""
@@ -603,6 +624,12 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
 
 
 _LIFE_EVENTS = frozenset(("born", "die"))
+# Units written as signs, which no word list sees ("held at 20 °C")
+_UNIT_SIGNS = {stem("temperature"): re.compile(r"\d\s*°"), stem("deep"): re.compile(r"\d\s*m\b"),
+               stem("high"): re.compile(r"\d\s*m\b"), stem("tall"): re.compile(r"\d\s*m\b"),
+               stem("long"): re.compile(r"\d\s*(?:m|km)\b"), stem("big"): re.compile(r"\d\s*(?:m²|km²|ha)\b"),
+               stem("size"): re.compile(r"\d\s*(?:m²|km²|ha)\b")}
+_BORN_WHEN = re.compile(r"\(born (?:on )?(?:\d{1,2} [A-Z][a-z]+ )?\d{4}\)|\(\d{4}\s*[–-]\s*\d{4}\)")
 # The words that put something in a trailing clause's relation to what it names.
 _RELATIONS: dict[str, frozenset[str]] = _stemmed_groups({
     "before": "before prior until earlier previously formerly first",
@@ -623,11 +650,14 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     ascent"), never its type, and its words are not read as a swap ("the *third* son" is no answer to
     "the *first* ascent" only when the sentence itself is about the ascent)."""
     text = strip_citations(answer)
+    if what.kind == "place":  # "Lena Tarrant (*born 1970*)" says when she was born, not where
+        text = _BORN_WHEN.sub(" ", text)
     # a bridged answer's passage opening says what the bridge is ("The Vessany Gazette is the local *newspaper*")
     feats = features(" ".join(p for p in (title, lead, about if lead else "", text) if p))
     # a lifespan ("(1884–1962)") says *when* someone was born and died, not where
     said = feats.content | (feats.tokens & _LIFE_EVENTS) if what.kind == "date" else feats.content
-    missing = tuple(t for t in what.attribute if not _term_present(t, said, feats.prefixes))
+    missing = tuple(t for t in what.attribute if not _term_present(t, said, feats.prefixes)
+                    and not (t in _UNIT_SIGNS and _UNIT_SIGNS[t].search(text)))
     swapped = substitution(what, text, conflict_coverage, title)
     if swapped is not None:
         missing = (*missing, f"the sentence {swapped}")
@@ -642,9 +672,13 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     elif what.relation and not silent:  # in that relation to what the clause names, which it may word otherwise
         missing = tuple(t for t in missing if t not in what.attribute)  # ("*Before* taking up railway work he …")
     elsewhere = _unnamed(what, f"{title}. {about}. {text}")
+    other = _other_dimension(what, text) if what.kind == "number" else ""
+    if other:
+        missing = (*missing, f"the sentence measures how {other}")
     missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
     has_type = (_has_type(what.kind, text, features(what.question).tokens, what.question) and not what.required & set(missing)
+                and not other
                 and swapped is None and not elsewhere and not silent)
     weights = dict(zip(what.attribute, what.weights or (1.0,) * len(what.attribute), strict=True))
     total = sum(weights.values())

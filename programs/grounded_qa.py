@@ -41,6 +41,7 @@ from groundqa.text import citation_numbers, opening
 
 from .answerability import asked
 from .bridging import Bridge, about, find_bridges, second_hop_target
+from .casing import truecase
 from .citations import analyse, render
 from .context import NumberedContext, build_context, merge_passages
 from .extractive import Extraction, extractive_answer
@@ -186,6 +187,7 @@ class GroundedQA(dspy.Module):
     def _answer(self, question: str, result: GroundedResult, state: RunState) -> None:
         gates = self.gates
         self.retriever.refresh()
+        question = self._read_names(question, state)
         if self.config.verify_premises and self._premises_fail(question, result):
             return
 
@@ -216,6 +218,17 @@ class GroundedQA(dspy.Module):
                    if p.score >= gates.evidence_floor or (p.chunk_id in hop and p.score >= gates.bridge_floor)
                    or (words and _holds_all(words, p))}
         self._synthesize(question, result, context, state, bridge, citable)
+
+    def _read_names(self, question: str, state: RunState) -> str:
+        """A question typed in lower case, with its names written as the passages retrieved for it write them
+        (:mod:`.casing`): one retrieval, only for such a question; noted when it changes a word."""
+        if any(c.isupper() for c in question[1:]):
+            return question
+        with stage_scope("retrieval"):
+            cased = truecase(question, self._retrieve(question))
+        if cased != question:
+            state.note(f"read the question as {cased!r}: its names as the passages write them")
+        return cased
 
     def _retrieve(self, query: str) -> list[Passage]:
         """``gates.k`` passages for ``query``: twice as many dense hits, re-ranked with word overlap."""

@@ -980,3 +980,11 @@ def test_the_act_of_a_who_question_and_the_noun_of_a_count_are_required():
     # a generic count ("items", "people") is answered by what is counted ("40,000 charts")
     assert asked("How many items does the Harwick Library hold?").event == ""
     assert "old" not in asked("How many passengers could the old ferry Petrel carry?").required
+
+
+def test_another_dimension_and_a_span_of_years_answer_nothing():
+    deep = asked("How deep is the Oskeld at Harwick?")
+    assert check(deep, "At Harwick the river is 140 metres wide.", title="River Oskeld").score == 0
+    assert check(deep, "At Harwick the river is 12 metres deep.", title="River Oskeld").score >= 0.6
+    staff = asked("How many people work at the Harwick Hangar?")
+    assert check(staff, "She ran the Harwick Hangar from 1971 to 1999.", title="Harwick Hangar").score == 0
