@@ -61,7 +61,8 @@ _ORG_Q = re.compile(
     r"ministry|department|committee|council|group|body)\b", re.I)
 _YES_NO_Q = re.compile(rf"^{_AUX}\b", re.I)
 # "What job did X have …?", "What was the profession of …?": a trade or role ("a banker", "assistant engineer")
-_OCCUPATION_Q = re.compile(r"^(?:\w+ )?(?:what|which) (?:(?:is|was|are|were) )?(?:the |his |her |their )?(?:job|"
+_OCCUPATION_Q = re.compile(r"^(?:\w+ )?(?:what|which) (?:(?:is|was|are|were) )?(?:the |his |her |their |"
+                           r"[A-Z][\w-]*(?: [A-Z][\w-]*)*'s )?(?:job|"
                            r"profession|occupation|trade|line of work)\b", re.I)
 _OCCUPATION_VALUE = re.compile(
     r"\b(?:a|an|as|the)\s+(?:[a-z]+\s+)?(?!(?:after|other|another|under|never|over|water|winter|summer|number|later|ever|whether|either|neither|"
@@ -70,7 +71,8 @@ _OCCUPATION_VALUE = re.compile(
     r"prior|error|floor|door|indoor|outdoor|christian|guardian|italian|civilian)\b)[a-z]{3,}(?:er|or|ist|ian)s?\b"
     r"|\b(?:architect|chef|clerk|nurse|pilot|poet|priest|judge|mayor|monk|nun|cook|guide|smith|mason|surgeon|"
     r"physician|scientist|engineer|officer|agent|merchant|accountant|consultant|assistant|lawyer|journalist|"
-    r"editor|composer|musician|carpenter|fisherman|fishermen|shepherd|librarian|curator|captain|sailor)s?\b", re.I)
+    r"editor|composer|musician|carpenter|fisherman|fishermen|shepherd|librarian|curator|captain|sailor|"
+    r"(?!(?:hu|wo|ger|ro)man\b)[a-z]{3,}man)s?\b", re.I)
 # "What is the station's research boat *called*?", "What was the ship named?": a name is asked for
 _NAME_Q = re.compile(r"^(?:what|which)\b.*\b(?:called|named)\W*$", re.I)
 
@@ -124,6 +126,7 @@ _FILLER = frozenset(stem(w) for w in _words("""point part way name called known 
 # A verb that only carries the slot ("how much money *comes with* the prize"): the answer need not repeat it.
 # ("have", "get" are stop words already; "use" is not light: "How did RAND *use* this network?" asks for it.)
 _LIGHT = frozenset(stem(w) for w in _words("come comes came go goes went gone carry carries carried"))
+_COUNT_LIGHT = frozenset(stem(w) for w in _words("make makes made"))
 # Where a place question only locates ("Where in Port Vessany is the boatyard *located*?"): the answer
 # gives the place ("a boatyard on the East Mole") without the verb.
 _LOCATING = frozenset(stem(w) for w in _words("located situated based"))
@@ -139,6 +142,7 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\blook(?:s|ed|ing)? after\b", re.I), "kept"),
            (re.compile(r"\bfinish(?:es|ed)? (?:her|his|their|its) (?:studies|training|degree)\b", re.I), "graduated"),
            (re.compile(r"\bthese days\b", re.I), "now"),
+           (re.compile(r"\bma(?:ke|kes|de|king) up\b", re.I), "comprise"),  # no light "make" ("make appearances")
            (re.compile(r"\b(?:year-round|all year(?: round)?|all the year round)\b", re.I), "permanently"),
            (re.compile(r"\bco-?op\b", re.I), "cooperative"))
 # Terms after one of these belong to a trailing clause ("... *before* joining the authority"): they
@@ -212,6 +216,7 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "run": "director direct directs head heads manage manager managed lead leads led operate operated chair",
         "train": "railway rail line station",
         "ticket": "fare fares",
+        "score": "goal goals goalscorer scored scorer",
         "hold": "capacity seat seats seated accommodate accommodates holds",  # "how many people can it *hold*"
         "inhabitant": "population resident residents people live lives inhabited",
         "employee": "staff employ employs employed worker workers people",
@@ -315,8 +320,16 @@ def asks_for_description(question: str) -> bool:
 
 
 def describes_entity(question: str) -> bool:
-    """The question refers to something by description rather than by name ("What's" is no possessive)."""
-    return bool(_DESCRIPTION.search(_CONTRACTION.sub(r"\1 is", question)))
+    """The question refers to something by description rather than by name ("What's" is no possessive; a
+    possessive of the answer's type, "Josiah Brandreth's *job*", is asked of the name itself)."""
+    text = _CONTRACTION.sub(r"\1 is", question)
+    match = _DESCRIPTION.search(text)
+    if match is None:
+        return False
+    owned = re.search(r"'s ([a-z]+)", match.group(0))
+    # "Josiah Brandreth's *job*" asks the type of answer of the name itself; "Ottilie Sarn's best-known painting"
+    # is a thing of hers with a name of its own, a hop away
+    return not (owned and stem(owned.group(1)) in _TYPE_NOUNS)
 
 
 @dataclass(frozen=True)
@@ -400,6 +413,8 @@ def asked(question: str) -> Asked:
     terms: dict[str, float] = {}
     for token in feats.content:
         term = _superlative_base(token)
+        if kind == "number" and term in _COUNT_LIGHT:
+            continue  # "How many appearances did he *make*?": the count is the answer, not the making
         if token in name_tokens or term in _TYPE_NOUNS or term in _FILLER or (
                 (term in _LIGHT or (kind == "place" and term in _LOCATING)) and len(feats.content) > 1):
             continue
@@ -506,6 +521,7 @@ def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str]
     if kind == "number":
         if _COUNT_Q.search(question):
             text = _DATING_YEAR.sub(" ", _DAY_OF_MONTH.sub(" ", _YEAR_SPAN.sub(" ", text)))  # "on 14 March 2010"
+            text = re.sub(r"\((?:1[0-9]{3}|20[0-9]{2})\)", " ", text)  # "the series Nine Dark Nights (2014)"
             if not _SHARE_Q.search(question):  # "How many votes were cast?" is not answered by "58 per cent"
                 text = _PERCENTAGE.sub(" ", text)
         return bool(_NUMBER_VALUE.search(text))

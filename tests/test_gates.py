@@ -876,9 +876,17 @@ def test_a_description_that_names_the_thing_itself_keeps_no_unverified_bridge():
     dspy.configure(lm=ScriptedLM(lambda m: {"answer": "NOT IN SOURCES"}),
                    adapter=dspy.ChatAdapter(use_json_adapter_fallback=False))
     config = QAConfig.for_lm("embedded", verify_premises=False)
-    result = GroundedQA(_Scored(station, village), config).run("What is the Tessaly Marine Station's research boat called?")  # type: ignore[arg-type]
+    result = GroundedQA(_Scored(station, village), config).run(  # type: ignore[arg-type]
+        "What is the research boat that the Tessaly Marine Station has called?")
     assert "Petrel" in result.answer and "deepened" not in result.answer, result.answer
     assert any("no bridge kept" in note for note in result.notes), result.notes
+    owned = GroundedQA(_Scored(station, village), config).run("What is the Tessaly Marine Station's research boat called?")  # type: ignore[arg-type]
+    assert "Petrel" in owned.answer and "deepened" not in owned.answer, owned.answer
+    # a possessive of the answer's type is asked of the name itself: no bridge is tried at all
+    from groundqa.programs.answerability import describes_entity
+
+    assert not describes_entity("What was Josiah Brandreth's job?")
+    assert describes_entity("How deep is the lake shown in Ottilie Sarn's best-known painting?")
 
 
 def test_a_relative_shares_the_surname_without_being_a_namesake():
@@ -988,3 +996,12 @@ def test_another_dimension_and_a_span_of_years_answer_nothing():
     assert check(deep, "At Harwick the river is 12 metres deep.", title="River Oskeld").score >= 0.6
     staff = asked("How many people work at the Harwick Hangar?")
     assert check(staff, "She ran the Harwick Hangar from 1971 to 1999.", title="Harwick Hangar").score == 0
+
+
+def test_a_count_of_appearances_is_made_and_a_whole_is_made_up():
+    # "make" only carries a count ("how many appearances did he make"), but "make up" is "comprise"
+    assert "mak" not in asked("How many appearances did Tobias Brell make for Harwick Athletic?").attribute
+    assert "compris" in asked("How many paintings make up Nine Dark Nights?").attribute
+    job = asked("What was Josiah Brell's job?")
+    assert job.kind == "occupation"
+    assert check(job, "Josiah Brell (1861–1930) was a glassworks foreman.", title="Josiah Brell").score >= 0.6
