@@ -64,6 +64,7 @@ _YES_NO_Q = re.compile(rf"^{_AUX}\b", re.I)
 _OCCUPATION_Q = re.compile(r"^(?:\w+ )?(?:what|which) (?:(?:is|was|are|were) )?(?:the |his |her |their |"
                            r"[A-Z][\w-]*(?: [A-Z][\w-]*)*'s )?(?:job|"
                            r"profession|occupation|trade|line of work)\b", re.I)
+_DETERMINERS = frozenset(("a", "an", "as", "the"))
 _OCCUPATION_VALUE = re.compile(
     r"\b(?:a|an|as|the)\s+(?:[a-z]+\s+)?(?!(?:after|other|another|under|never|over|water|winter|summer|number|later|ever|whether|either|neither|"
     r"rather|together|order|power|paper|matter|letter|corner|border|river|tower|center|centre|member|manner|"
@@ -527,7 +528,8 @@ def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str]
         return bool(_NUMBER_VALUE.search(text))
     if kind == "occupation":
         # "an *assistant* engineer" is another job than the question's "chief engineer"
-        return any({stem(w) for w in m.group(0).split()[1:]} - question_words for m in _OCCUPATION_VALUE.finditer(text))
+        return any({stem(w) for w in m.group(0).split() if w.lower() not in _DETERMINERS} - question_words
+                   for m in _OCCUPATION_VALUE.finditer(text))
     if kind == "yes_no":
         return True  # a yes/no answer is judged by its attribute (and, for "No", by an explicit negation)
     if kind == "person" and not _WHO.match(question):
