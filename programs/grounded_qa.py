@@ -187,13 +187,13 @@ class GroundedQA(dspy.Module):
     def _answer(self, question: str, result: GroundedResult, state: RunState) -> None:
         gates = self.gates
         self.retriever.refresh()
-        question = self._read_names(question, state)
+        question, seen = self._read_names(question, state)
         if self.config.verify_premises and self._premises_fail(question, result):
             return
 
         with stage_scope("retrieval"):
             queries = [question, *self._subqueries(question)]
-            passages = merge_passages(*(self._retrieve(q) for q in queries))
+            passages = merge_passages(*(seen[q] if q in seen else self._retrieve(q) for q in queries))
         if not passages:
             return self._abstain(result, AbstainReason.NO_EVIDENCE, "the corpus returned no passages")
         evidence = [p for p in passages if p.score >= gates.evidence_floor]
@@ -219,16 +219,18 @@ class GroundedQA(dspy.Module):
                    or (words and _holds_all(words, p))}
         self._synthesize(question, result, context, state, bridge, citable)
 
-    def _read_names(self, question: str, state: RunState) -> str:
+    def _read_names(self, question: str, state: RunState) -> tuple[str, dict[str, list[Passage]]]:
         """A question typed in lower case, with its names written as the passages retrieved for it write them
-        (:mod:`.casing`): one retrieval, only for such a question; noted when it changes a word."""
+        (:mod:`.casing`), and those passages by query: a question it leaves as it was is not retrieved again;
+        one that changes costs one more retrieval, and is noted."""
         if any(c.isupper() for c in question[1:]):
-            return question
+            return question, {}
         with stage_scope("retrieval"):
-            cased = truecase(question, self._retrieve(question))
+            passages = self._retrieve(question)
+        cased = truecase(question, passages)
         if cased != question:
             state.note(f"read the question as {cased!r}: its names as the passages write them")
-        return cased
+        return cased, {question: passages}
 
     def _retrieve(self, query: str) -> list[Passage]:
         """``gates.k`` passages for ``query``: twice as many dense hits, re-ranked with word overlap."""
