@@ -429,7 +429,7 @@ def asked(question: str) -> Asked:
             else _COUNTED.match(question.strip()))
     event = stem(said.group(1)) if said and stem(said.group(1)) in terms else ""
     return Asked(question, kind, tuple(order), frozenset(name_tokens), tuple(terms[t] for t in order), event,
-                 relation if stem(relation) in _RELATIONS else "", _subject_name(question, feats.names))
+                 relation if relation in _RELATIONS else "", _subject_name(question, feats.names))
 
 
 _DATED_EVENT = re.compile(r"^(?:in |on )?(?:when|(?:what|which) (?:year|date|decade|century|month|day)) (?:was|were|is|are|"
@@ -649,12 +649,13 @@ _UNIT_SIGNS = {stem("temperature"): re.compile(r"\d\s*°"), stem("deep"): re.com
                stem("size"): re.compile(r"\d\s*(?:m²|km²|ha)\b")}
 _BORN_WHEN = re.compile(r"\(born (?:on )?(?:\d{1,2} [A-Z][a-z]+ )?\d{4}\)|\(\d{4}\s*[–-]\s*\d{4}\)")
 # The words that put something in a trailing clause's relation to what it names.
-_RELATIONS: dict[str, frozenset[str]] = _stemmed_groups({
+_RELATIONS: dict[str, frozenset[str]] = {word: frozenset(stem(w) for w in _words(words)) for word, words in {
     "before": "before prior until earlier previously formerly first",
     "after": "after later afterwards following since then subsequently",
     "while": "while when during as",
     "during": "while when during as",
-})
+}.items()}
+"""The trailing clause's word (as written) -> the stems that say the same relation."""
 
 
 def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6, about: str = "",
@@ -685,7 +686,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     silent = bool(what.attribute) and not mentions(what, text, known=lead)  # a bridged answer: what the lead lacks
     if silent:
         missing = (*missing, "the sentence itself says nothing of it")
-    if what.relation and not features(text).tokens & _RELATIONS[stem(what.relation)]:
+    if what.relation and not features(text).tokens & _RELATIONS[what.relation]:
         silent, missing = True, (*missing, f"the sentence does not say what came {what.relation}")
     elif what.relation and not silent:  # in that relation to what the clause names, which it may word otherwise
         missing = tuple(t for t in missing if t not in what.attribute)  # ("*Before* taking up railway work he …")

@@ -70,7 +70,7 @@ _OPPOSITE_PHRASES = ((re.compile(r"\bfree of charge\b", re.I), "free"),
                      (re.compile(r"\bwithout (?:any |an )?(?:interruption|break|pause)\b", re.I), "continuously"))
 
 
-def read_phrases(text: str) -> str:
+def _read_phrases(text: str) -> str:
     """``text`` with the phrases of ``_OPPOSITE_PHRASES`` replaced by the word they mean."""
     for phrase, word in _OPPOSITE_PHRASES:
         text = phrase.sub(word, text)
@@ -157,7 +157,7 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
     for index, passage in enumerate(passages):
         for raw in split_sentences(passage.text):
             sentence = strip_citations(raw)
-            read = read_phrases(sentence)
+            read = _read_phrases(sentence)
             titled = features(f"{passage.title}. {read}" if passage.title else read)
             found = conflict_about(wanted, features(read), threshold, titled)
             if found is not None and found[0] in kinds and (best is None or found[2] > best.coverage):

@@ -157,7 +157,7 @@ def _split_slot(text: str) -> tuple[str, str, str] | None:
             # ("which day *of the week* can't …": the head is before "of", what follows it up to the auxiliary
             # only types it)
             typed = re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) and (slot[-2:-1] == ["of"] or slot[-3:-2] == ["of"])
-            head = len(slot) - 1 - slot[::-1].index("of") - 1 if typed else len(slot) - 1
+            head = max(i for i, w in enumerate(slot) if w == "of") - 1 if typed else len(slot) - 1
             modifiers = " ".join(w for w in slot[:head] if w.lower() not in _ARTICLES)  # "What's the …" leaves no "'s the"
             rest = " ".join(words)
         else:  # no auxiliary: "What happened to X?", "Which ship sank ..." — the verb is in the slot
