@@ -29,6 +29,7 @@ from groundqa.lm import factory
 from groundqa.metrics.composite import make_grounding_metric
 from groundqa.optimizers.calibrate import CalibrateGates, gold_documents, stratified_split
 from groundqa.optimizers.finetune import DEFAULT_REFUSAL_SHARE, FinetuneEmbedded, FinetuneError
+from groundqa.optimizers.select import SelectAnswers
 from groundqa.programs.extractive_teacher import build_teacher_lm
 from groundqa.programs.persistence import save_program
 from groundqa.tracking.chart import plot_calibration, plot_losses
@@ -159,6 +160,11 @@ def _calibrate(options: CompileOptions, metric: Any, teacher: Any, settings: Set
                           sizes=options.calibrate_sizes, progress=options.progress, group=check_group(options))
 
 
+def _select(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:
+    return SelectAnswers(metric=metric, seed=options.seed, check_share=options.check_share, progress=options.progress,
+                         group=check_group(options))
+
+
 def check_group(options: CompileOptions) -> Any:
     """What keeps train questions on one side of the fit/check split: SQuAD's article (its dev split is
     the held-out articles, so the check should ask about articles the fit never saw), else the gold
@@ -194,6 +200,8 @@ OPTIMIZER_SPECS: dict[str, OptimizerSpec] = {
     "simba": OptimizerSpec(_simba, compile_with=("trainset", "seed")),
     # the gates: searched on train, the winner checked on a held-back part of train (its own split)
     "calibrate": OptimizerSpec(_calibrate, compile_with=("trainset",)),
+    # the answer-or-abstain model over every stage's signals: fitted on train, checked on a held-back part of it
+    "select": OptimizerSpec(_select, compile_with=("trainset",)),
     # the weights: a LoRA for the embedded LM on the program's own cited-answer prompts (gold-label targets)
     "finetune": OptimizerSpec(_finetune, compile_with=("trainset",)),
 }
@@ -303,6 +311,8 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
                 optimizer.say = out
                 if run is not None:
                     optimizer.on_trial = log_calibration_trial
+            if isinstance(optimizer, SelectAnswers):
+                optimizer.say = out
             if isinstance(optimizer, FinetuneEmbedded):
                 optimizer.say = out
                 if run is not None:
@@ -317,9 +327,10 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
                 configure_lm(settings)
         compile_s = time.perf_counter() - t0
         calibration = getattr(compiled, "calibration", None)
+        selection = getattr(compiled, "selection", None)
         out(f"compiled in {compile_s:.0f}s; demos per predictor: {demo_counts(compiled)}"
             + (f"; gates: {calibration.kept} ({_changed_gates(compiled, start_gates)})" if calibration is not None
-               else ""))
+               else "") + (f"; selector: {selection.kept}" if selection is not None else ""))
         out("evaluating the compiled program ...")
         comp_report = _evaluate_logged(compiled, dev_questions, options, "compiled", run)
 
@@ -331,6 +342,7 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
                 "demos": demo_counts(compiled), "compile_seconds": round(compile_s, 1),
                 "gates": compiled.gates.model_dump() if hasattr(compiled, "gates") else None,
                 "calibration": calibration.model_dump(exclude={"trials"}) if calibration is not None else None,
+                "selection": selection.model_dump() if selection is not None else None,
                 "finetune": (compiled.finetune.model_dump(exclude={"losses", "manifest"})
                              if getattr(compiled, "finetune", None) is not None else None)}
         program_path = save_program(compiled, directory, meta)
@@ -339,6 +351,8 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
         if calibration is not None:
             (directory / "calibration.json").write_text(calibration.model_dump_json(indent=2), encoding="utf-8")
             plot_calibration(calibration, directory / "calibration.png")
+        if selection is not None:
+            (directory / "selection.json").write_text(selection.model_dump_json(indent=2), encoding="utf-8")
         finetune = getattr(compiled, "finetune", None)
         if finetune is not None:
             (directory / "finetune.json").write_text(finetune.model_dump_json(indent=2), encoding="utf-8")

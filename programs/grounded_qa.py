@@ -1,5 +1,5 @@
 """GroundedQA: input checks -> premise verification -> retrieval (+ bridge hop) -> cited synthesis ->
-answerability and output checks.
+answerability and output checks -> selection (answer or abstain, once a compile has fitted it).
 
 One call answers one question and returns ``dspy.Prediction(answer=..., abstained=..., result=...)``
 where ``result`` is the typed :class:`~groundqa.signatures.types.GroundedResult`. A normal
@@ -7,7 +7,8 @@ where ``result`` is the typed :class:`~groundqa.signatures.types.GroundedResult`
 
 Every number the pipeline decides with is a field of :class:`~groundqa.programs.gates.Gates`, held as
 ``self.gates``: program state that ``save``/``load`` round-trip and the calibration optimizer fits.
-The stages receive the gates with each call and hold none themselves.
+The stages receive the gates with each call and hold none themselves. The last stage weighs the stages'
+signals together (``self.selector``, :mod:`.selection`): off until ``--optimizer select`` fits it.
 
 Confidence (documented formula): ``0.6 * s + 0.4 * r`` where ``s`` is the mean judge confidence of
 the answer's sentences given their cited passages and ``r`` the mean retrieval score of the cited
@@ -16,8 +17,9 @@ passages (cosine similarity, 0..1). Extractive answers use the extractive senten
 
 from __future__ import annotations
 
+import contextlib
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 import dspy
@@ -52,6 +54,7 @@ from .polar import polar_answer
 from .premises import PremiseVerifier, describe_contradicted, describe_unsupported
 from .reranking import rerank
 from .retriever import Retriever
+from .selection import SELECTABLE, Candidate, Selector, Signals, read_signals
 from .synthesizer import CitedSynthesizer
 
 GENERATION_FAILURES = {"format", "empty"}  # violation keys that mean the LM produced nothing usable
@@ -141,6 +144,8 @@ class GroundedQA(dspy.Module):
         self.config = config or QAConfig()
         cfg = self.config
         self.gates = cfg.gates  # learnable state (a dspy Parameter): saved, loaded, calibrated
+        self.selector = Selector()  # learnable state: the answer-or-abstain model, off until a compile fits it
+        self._selection_sink: Callable[[Signals, Candidate | None], None] | None = None
         self.retriever = retriever
         self.premises = PremiseVerifier(
             retriever, extractor=cfg.premise_extractor, judge=cfg.premise_judge, fail_mode=cfg.premise_fail_mode,
@@ -173,6 +178,7 @@ class GroundedQA(dspy.Module):
                     raise state.stop(*problem)
                 result.format = detect_format(text, format or cfg.answer_format)
                 self._answer(text, result, state)
+                self._select(text, result, state)
             except RunStopped as stop:
                 result.abstained, result.abstain_reason = True, AbstainReason.RUN_STOPPED
                 result.abstain_message = stop.message
@@ -218,6 +224,55 @@ class GroundedQA(dspy.Module):
                    if p.score >= gates.evidence_floor or (p.chunk_id in hop and p.score >= gates.bridge_floor)
                    or (words and _holds_all(words, p))}
         self._synthesize(question, result, context, state, bridge, citable)
+
+    # -- selection -------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def recording_selection(self, sink: Callable[[Signals, Candidate | None], None]) -> Iterator[None]:
+        """For the block, each run hands its :class:`~.selection.Signals` and its candidate answer to ``sink``
+        and decides as if no selector were fitted (what ``SelectAnswers`` fits on)."""
+        saved, self._selection_sink = self._selection_sink, sink
+        try:
+            yield
+        finally:
+            self._selection_sink = saved
+
+    def _select(self, question: str, result: GroundedResult, state: RunState) -> None:
+        """The selective stage (:mod:`.selection`): with a fitted selector, answer the candidate where the model
+        trusts it and abstain where it does not, whatever the stages before decided. The candidate is the answer
+        the stages gave, or else the best passage sentence that holds what was asked (then any)."""
+        if (not self.selector.active and self._selection_sink is None) or result.abstain_reason not in SELECTABLE:
+            return
+        gates, budgets = self.gates, self.config.budgets
+        with stage_scope("selection"):
+            passages = result.passages or self._retrieve(question)
+            context = build_context(passages[: gates.max_passages], budgets.max_context_chars, budgets.context_policy)
+            found = self._extract(question, context, None, None)
+            found = found if found.chosen else extractive_answer(question, context, floor=0.0, answerability=0.0,
+                                                                 value_bonus=gates.value_bonus)
+            signals = read_signals(question, result, found, context.passages)
+        candidate = None
+        if found.chosen:
+            numbers, confidence = self._confidence(found.answer, context, [c.score for c in found.chosen])
+            candidate = Candidate(found.answer, [_citation(n, context.passages[n - 1]) for n in numbers],
+                                  list(context.passages), confidence)
+        if self._selection_sink is not None:
+            self._selection_sink(signals, candidate)
+            return
+        selector = self.selector
+        p = selector.probability(signals)
+        state.emit("selection", probability=round(p, 4), threshold=selector.threshold, answered=not result.abstained)
+        if not result.abstained and p < selector.threshold:
+            state.note(f"the selector withheld the answer: probability {p:.2f} < {selector.threshold}")
+            self._abstain(result, AbstainReason.LOW_CONFIDENCE,
+                          f"the fitted selector trusts this answer with probability {p:.2f}, below its threshold "
+                          f"{selector.threshold}")
+        elif result.abstained and candidate is not None and p >= selector.threshold:
+            reason = result.abstain_reason.value if result.abstain_reason else "a refusal"
+            state.note(f"the selector answered where the stages refused ({reason}): probability {p:.2f} >= "
+                       f"{selector.threshold}")
+            result.abstained, result.abstain_reason, result.abstain_message, result.correction = False, None, "", None
+            result.answer, result.citations, result.passages = candidate.answer, candidate.citations, candidate.passages
+            result.mode, result.confidence = "extractive", candidate.confidence
 
     def _read_names(self, question: str, state: RunState) -> tuple[str, dict[str, list[Passage]]]:
         """A question typed in lower case, with its names written as the passages retrieved for it write them

@@ -184,8 +184,8 @@ def log_finetune_step(report: Any) -> None:
 def log_compile(compiled: dspy.Module, directory: Path, baseline: dict[str, Any], final: dict[str, Any],
                 curve: Sequence[float], compile_s: float, register_as: str | None = None,
                 settings: Settings | None = None) -> None:
-    """The optimisation curve, the deltas, the program's gates (params ``gates.<name>``) and calibration
-    outcome, the saved program folder, the comparison chart and the program as an MLflow model (registered
+    """The optimisation curve, the deltas, the program's gates (params ``gates.<name>``), its fitted selector
+    (params ``selector.<signal>``), the calibration and selection outcomes, the saved program folder, the comparison chart and the program as an MLflow model (registered
     as ``register_as`` if given; it records ``settings``' store and LM) on the active compile run.
     Guarded: nothing is tried once tracking is lost, and a failure here loses it."""
     if tracking_lost():
@@ -208,6 +208,16 @@ def _log_compile(compiled: dspy.Module, directory: Path, baseline: dict[str, Any
         mlflow.log_metrics({f"calibration/{k}": v for k, v in (
             ("fit_start", calibration.fit_start), ("fit_best", calibration.fit_best),
             ("check_start", calibration.check_start), ("check_best", calibration.check_best)) if v is not None})
+    selector = getattr(compiled, "selector", None)
+    if selector is not None and selector.active:
+        mlflow.log_params({"selector.threshold": selector.threshold, "selector.bias": selector.bias,
+                           **{f"selector.{name}": w for name, w in selector.weights.items()}})
+    selection = getattr(compiled, "selection", None)
+    if selection is not None:
+        mlflow.set_tag("selection", selection.kept)
+        mlflow.log_metrics({f"selection/{k}": v for k, v in (
+            ("fit_start", selection.fit_start), ("fit_best", selection.fit_best), ("oracle_fit", selection.oracle_fit),
+            ("check_start", selection.check_start), ("check_best", selection.check_best)) if v is not None})
     finetune = getattr(compiled, "finetune", None)
     if finetune is not None:  # the data manifest and the adapter are in the program folder logged below
         mlflow.log_params({f"finetune.{k}": v for k, v in {**finetune.options, "data_sha256": finetune.data_sha256,

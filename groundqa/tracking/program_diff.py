@@ -195,6 +195,22 @@ def diff_gates(a: ProgramSource, b: ProgramSource) -> list[tuple[str, Any, Any]]
     return [(name, ga[name], gb[name]) for name in Gates.model_fields if ga[name] != gb[name]]
 
 
+def selector_of(state: dict[str, Any]) -> dict[str, Any]:
+    """The selector a program state holds, as ``{"threshold": t, "bias": b, <signal>: weight}`` (empty: off,
+    as in a file saved before selectors existed)."""
+    saved = state.get("selector") if isinstance(state.get("selector"), dict) else {}
+    weights = saved.get("weights") if isinstance(saved.get("weights"), dict) else {}
+    if not weights:
+        return {}
+    return {"threshold": saved.get("threshold"), "bias": saved.get("bias"), **weights}
+
+
+def diff_selector(a: ProgramSource, b: ProgramSource) -> list[tuple[str, Any, Any]]:
+    """``(term, A's value, B's value)`` for every selector term that differs (None: absent, or off)."""
+    sa, sb = selector_of(a.state), selector_of(b.state)
+    return [(name, sa.get(name), sb.get(name)) for name in dict.fromkeys([*sa, *sb]) if sa.get(name) != sb.get(name)]
+
+
 def format_diff(a: ProgramSource, b: ProgramSource, diffs: Sequence[PredictorDiff]) -> list[tuple[str, str]]:
     """``(line, style)`` pairs for the terminal (style is a rich style or ``""``)."""
     lines: list[tuple[str, str]] = [(f"A: {a.label}", "bold"), (f"B: {b.label}", "bold")]
@@ -225,10 +241,15 @@ def format_diff(a: ProgramSource, b: ProgramSource, diffs: Sequence[PredictorDif
     gates = diff_gates(a, b)
     lines.extend([("", ""), (f"== gates: {len(gates)} changed", "bold cyan")])
     lines.extend((f"  {name}: {va} -> {vb}", "yellow") for name, va, vb in gates)
+    selector = diff_selector(a, b)
+    lines.extend([("", ""), (f"== selector: {len(selector)} term(s) changed"
+                             + ("" if selector else f" ({'off' if not selector_of(a.state) else 'same'})"), "bold cyan")])
+    lines.extend((f"  {name}: {va} -> {vb}", "yellow") for name, va, vb in selector)
     return lines
 
 
 def diff_to_dict(a: ProgramSource, b: ProgramSource, diffs: Sequence[PredictorDiff]) -> dict[str, Any]:
     """The diff as a JSON-ready dict (``--diff --json``)."""
     return {"a": a.label, "b": b.label, "predictors": [asdict(d) for d in diffs],
-            "gates": [{"name": name, "a": va, "b": vb} for name, va, vb in diff_gates(a, b)]}
+            "gates": [{"name": name, "a": va, "b": vb} for name, va, vb in diff_gates(a, b)],
+            "selector": [{"name": name, "a": va, "b": vb} for name, va, vb in diff_selector(a, b)]}
