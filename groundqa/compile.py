@@ -161,7 +161,7 @@ def _calibrate(options: CompileOptions, metric: Any, teacher: Any, settings: Set
 
 
 def _select(options: CompileOptions, metric: Any, teacher: Any, settings: Settings) -> Any:
-    return SelectAnswers(metric=metric, seed=options.seed, check_share=options.check_share, progress=options.progress,
+    return SelectAnswers(metric=metric, seed=options.seed, progress=options.progress,
                          group=check_group(options))
 
 

@@ -244,9 +244,10 @@ class GroundedQA(dspy.Module):
             return
         gates, budgets = self.gates, self.config.budgets
         with stage_scope("selection"):
-            passages = result.passages or self._retrieve(question)
+            passages = self._retrieve(question)  # the question's own passages (cached), whatever the stages saw
             context = build_context(passages[: gates.max_passages], budgets.max_context_chars, budgets.context_policy)
-            found = self._extract(question, context, None, None)
+            found = extractive_answer(question, context, floor=0.0, answerability=gates.answerability,
+                                      value_bonus=gates.value_bonus)
             found = found if found.chosen else extractive_answer(question, context, floor=0.0, answerability=0.0,
                                                                  value_bonus=gates.value_bonus)
             signals = read_signals(question, result, found, context.passages)

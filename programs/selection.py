@@ -22,12 +22,14 @@ stopped runs keep their exit reasons.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from dspy.predict.parameter import Parameter
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from groundqa.judges.lexical import TextFeatures, features
 from groundqa.signatures.types import AbstainReason, Citation, GroundedResult, Passage
 from groundqa.text import content_words
 
@@ -41,6 +43,7 @@ SELECTABLE = {None, AbstainReason.PREMISE_UNSUPPORTED, AbstainReason.PREMISE_CON
 _REASONS = {AbstainReason.PREMISE_UNSUPPORTED: "refused_premise", AbstainReason.PREMISE_CONTRADICTED: "contradicted",
             AbstainReason.NOT_ANSWERED: "not_answered", AbstainReason.LOW_CONFIDENCE: "low_confidence",
             AbstainReason.TOO_FEW_SOURCES: "few_sources", AbstainReason.NO_EVIDENCE: "few_sources"}
+_NEGATION = re.compile(r"\b(not|never|no|none|neither|nor|without)\b|n't\b", re.I)
 _KINDS = ("yes_no", "number", "date", "person", "place")
 
 
@@ -62,6 +65,11 @@ class Signals(BaseModel):
     coverage: float = Field(0.0, description="share of the asked attribute the candidate covers")
     holds_value: float = Field(0.0, description="1 when the candidate sentence holds a value of the asked type")
     overlap: float = Field(0.0, description="share of the question's content words in the candidate")
+    unseen_words: float = Field(1.0, description="share of the question's content words its passage lacks "
+                                                 "(title included): a question about something else")
+    unseen_names: float = Field(0.0, description="share of the question's name words its passage lacks")
+    unseen_numbers: float = Field(0.0, description="1 when a number of the question is not in its passage")
+    negated: float = Field(0.0, description="1 when the question negates what it asks ('never', 'not')")
     premise_min: float = Field(1.0, description="lowest judge confidence of a presupposition (1 when none)")
     premises: float = Field(0.0, description="presuppositions checked, capped at 3, over 3")
     generated: float = Field(0.0, description="1 when the answer was written by the LM")
@@ -107,12 +115,23 @@ def read_signals(question: str, result: GroundedResult, candidate: Extraction, p
         out.has_type, out.coverage = float(verdict.has_type), verdict.coverage
         out.holds_value = float(holds_value(what, best.text))
         out.overlap = len(asks & set(content_words(best.text))) / len(asks) if asks else 0.0
+        source = features(f"{title}. {passages[best.number - 1].text}" if title else passages[best.number - 1].text)
+        q = features(question)
+        out.unseen_words = _share(q.content, source)
+        out.unseen_names = _share({word for name in q.names for word in name}, source)
+        out.unseen_numbers = float(bool(q.numbers - source.numbers))
+    out.negated = float(bool(features(question).negated) or bool(_NEGATION.search(question)))
     if result.premises:
         out.premise_min = min(v.confidence for v in result.premises)
         out.premises = min(len(result.premises), 3) / 3
     if what.kind in _KINDS:
         setattr(out, f"asks_{what.kind}", 1.0)
     return out
+
+
+def _share(words: set[str] | frozenset[str], source: TextFeatures) -> float:
+    """Share of ``words`` that ``source`` does not cover (0 when there are none)."""
+    return sum(1 for w in words if not source.covers(w)) / len(words) if words else 0.0
 
 
 class Selector(BaseModel, Parameter):

@@ -116,7 +116,7 @@ def test_runner_writes_json_markdown_and_chart(
 
 def test_suites_are_registered() -> None:
     suites = registry.load_suites()
-    assert {"retrieval", "lm"} <= set(suites)
+    assert {"retrieval", "lm", "selection"} <= set(suites)
 
 
 def test_all_writes_a_summary_with_headlines_and_failures(

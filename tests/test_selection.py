@@ -133,7 +133,7 @@ def test_never_keeps_a_model_that_loses_on_check(store, trainset):
     compiled = SelectAnswers(make_grounding_metric("offline"), seed=0, progress=False,
                              say=lambda _: None).compile(qa, trainset=trainset)
     report = compiled.selection
-    assert report.n_fit + report.n_check == len(trainset) and report.fit_start is not None
+    assert report.n_fit == report.n_check == len(trainset) and report.folds == 5 and report.fit_start is not None
     assert report.oracle_fit >= report.fit_best >= report.fit_start - 1e-9  # the threshold search starts nowhere worse
     if report.kept == "fitted":
         assert report.check_best >= report.check_start + max(0.01, 1 / report.n_check) - 1e-9
@@ -159,6 +159,21 @@ def test_the_check_score_is_what_the_program_scores(store, trainset):
     compiled.selector.load_state(Selector().model_dump())
     unselected = float(np.mean([float(metric(e, compiled(question=e.question))) for e in check]))
     assert unselected == pytest.approx(report.check_start, abs=1e-6)
+
+
+def test_grouped_folds_keep_a_document_in_one_fold(trainset):
+    from groundqa.optimizers.calibrate import gold_documents
+    from groundqa.optimizers.select import grouped_folds
+
+    folds = grouped_folds(trainset, 5, seed=0, group=gold_documents)
+    assert set(folds) == set(range(5))
+    by_group: dict[Any, set[int]] = {}
+    for example, fold in zip(trainset, folds, strict=True):
+        by_group.setdefault(gold_documents(example), set()).add(fold)
+    assert all(len(f) == 1 for f in by_group.values())
+    sizes = [folds.count(f) for f in range(5)]
+    assert max(sizes) - min(sizes) <= max(len(v) for v in by_group.values())
+    assert grouped_folds(trainset, 5, seed=0, group=gold_documents) == folds  # seeded
 
 
 def test_too_few_questions_or_nothing_to_refuse_leave_it_off(store, trainset):
