@@ -94,6 +94,16 @@ def _bridge_sentence(context: NumberedContext, bridge: Bridge | None, candidate:
     return None
 
 
+def _read_in_place(context: NumberedContext, sentence: ScoredSentence | None) -> str:
+    """The sentence that named a bridge as its passage presents it: after the passage's title ("Marrowby
+    Athletic's *1987* Haverell Cup run. Managed by Oswin Tarrant, the team won …" is what dates the manager's
+    cup run)."""
+    if sentence is None:
+        return ""
+    title = context.passages[sentence.number - 1].title
+    return f"{title}. {sentence.text}" if title else sentence.text
+
+
 def extractive_answer(question: str, context: NumberedContext, max_sentences: int = 2, floor: float = 0.35,
                       answerability: float = 0.0, bridge: Bridge | None = None,
                       citable: set[int] | None = None, conflict_coverage: float = 0.6,
@@ -132,7 +142,7 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
         # for (where he was born) must be in the second hop's sentence itself
         verdict = check(what, candidate.text, title=f"{passage.title}. {candidate.before}",
                         conflict_coverage=conflict_coverage, about=openings[candidate.number],
-                        lead=lead.text if lead else "")
+                        lead=_read_in_place(context, lead))
         if verdict.score < answerability:
             out.shortfall = out.shortfall or verdict
             continue
