@@ -444,6 +444,31 @@ def test_a_bridged_answer_needs_the_asked_value_in_its_own_sentence():
     assert substitution(swap, "She now teaches a summer course.", title="Odile Marchetti. She came in winter.")
 
 
+def test_a_bridges_naming_sentence_is_read_after_its_passage_title():
+    """The year of "the manager who led Marrowby Athletic to the 1987 Haverell Cup" is in the naming passage's
+    title, not in its sentence ("Managed by Oswin Tarrant, the team won six ties"): read in place, the
+    description is covered and the second hop's birthplace answers."""
+    from groundqa.programs.bridging import Bridge
+    from groundqa.programs.context import build_context
+    from groundqa.programs.extractive import extractive_answer
+
+    question = "Where was the manager who led Marrowby Athletic to the 1987 Haverell Cup born?"
+    naming = "Managed by Oswin Tarrant, the team won six ties on its way to the final at Haverell."
+    first = Passage(chunk_id="cup#0", doc_id="cup", title="Marrowby Athletic's 1987 Haverell Cup run", text=naming,
+                    score=0.69)
+    second = Passage(chunk_id="tarrant#0", doc_id="tarrant", title="Oswin Tarrant",
+                     text="Oswin Tarrant is a former footballer and manager. He was born in the coastal village of "
+                          "Corrabeck.", score=0.73)
+    bridge = Bridge(entity="Oswin Tarrant", chunk_id="cup#0", sentence=naming, query="Oswin Tarrant manager born")
+    found = extractive_answer(question, build_context([first, second], 4000), floor=0.0, answerability=0.6,
+                              bridge=bridge)
+    assert "Corrabeck" in found.answer and found.answer.startswith("Managed by Oswin Tarrant"), found.shortfall
+    untitled = Passage(**{**first.model_dump(), "title": ""})  # the year nowhere: the description is not covered
+    found = extractive_answer(question, build_context([untitled, second], 4000), floor=0.0, answerability=0.6,
+                              bridge=bridge)
+    assert "Corrabeck" not in found.answer
+
+
 def test_the_second_hop_shows_the_passage_that_states_the_asked_relation():
     question = "Where was the person who chairs the Quorvane steering committee born?"
     hop = [passage("committee", "Teodor Makaveyev-Lunn has chaired the committee since 2019."),
