@@ -142,9 +142,17 @@ def second_hop_target(question: str, hop: Sequence[Passage], bridge: Bridge) -> 
     """The second hop's passage to show beside the naming one: the best-ranked passage (not the naming one)
     that mentions what the question asks of the bridge ("born" for "Where was the chair … born?"), else the
     best-ranked one. A person's document opens with the birth and ends with the career: the densest match
-    for "Teodor Makaveyev-Lunn born" may be the chunk about his career; "inhabitants" answers "live")."""
+    for "Teodor Makaveyev-Lunn born" may be the chunk about his career; "inhabitants" answers "live"). Where
+    the question has an event the answer must say (:attr:`~.answerability.Asked.event`), the best-ranked
+    passage that says it comes first."""
     others = [p for p in hop if p.chunk_id != bridge.chunk_id]
     what = asked(question)
+    # the word the answer must say, where the question has one ("When was the record label … *founded*?"): the
+    # chunk that says it beats one that only names the label again ("… sold the *label* in 2004")
+    if what.event:
+        said = next((p for p in others if features(f"{p.title}. {p.text}").covers(what.event)), None)
+        if said is not None:
+            return said
     # what the naming sentence already says is not what the second hop must bring ("*taveneri*" in "What did
     # the man honoured in the name of Pennatula taveneri *train* as?")
     return next((p for p in others if mentions(what, f"{p.title}. {p.text}", known=bridge.sentence)),

@@ -469,6 +469,21 @@ def test_a_bridges_naming_sentence_is_read_after_its_passage_title():
     assert "Corrabeck" not in found.answer
 
 
+def test_the_second_hop_shows_the_passage_that_says_the_asked_event():
+    question = "In what year was the record label that made Mirela Sztanko's Marrowby recordings founded?"
+    naming = "In 1962 she signed the orchestra's first recording contract with Gullmarsh Records."
+    hop = [passage("sztanko", naming, "Mirela Sztanko"),
+           Passage(chunk_id="gullmarsh#2", doc_id="gullmarsh", title="Gullmarsh Records",
+                   text="In 2004 the family sold the label to its managing director.", score=0.61),
+           Passage(chunk_id="gullmarsh#0", doc_id="gullmarsh", title="Gullmarsh Records",
+                   text="It was founded in 1958 by the sound engineer Piers Gullmarsh.", score=0.55)]
+    bridge = find_bridge(question, hop[:1])
+    assert bridge is not None and bridge.entity == "Gullmarsh Records"
+    target = second_hop_target(question, hop, bridge)  # "founded", not the chunk that names the label again
+    assert target is not None and target.chunk_id == "gullmarsh#0"
+    assert second_hop_target(question, hop[:2], bridge).chunk_id == "gullmarsh#2"  # type: ignore[union-attr]
+
+
 def test_the_second_hop_shows_the_passage_that_states_the_asked_relation():
     question = "Where was the person who chairs the Quorvane steering committee born?"
     hop = [passage("committee", "Teodor Makaveyev-Lunn has chaired the committee since 2019."),
