@@ -208,3 +208,19 @@ def test_signals_are_the_declared_names():
     assert tuple(Signals().vector()) == SIGNAL_NAMES
     with pytest.raises(ValueError):
         Selector(weights={"nope": 1.0})
+
+
+def test_compare_diff_shows_the_selector():
+    from groundqa.tracking.program_diff import ProgramSource, diff_to_dict, format_diff
+
+    fitted = {"weights": {"confidence": 2.0, "refused_premise": -1.0}, "bias": -0.5, "threshold": 0.45, "fitted_on": 9}
+    off = ProgramSource("off", {"selector": Selector().model_dump()})
+    old = ProgramSource("old", {})  # saved before selectors existed: off
+    on = ProgramSource("on", {"selector": fitted})
+    assert diff_to_dict(off, old, [])["selector"] == []
+    changed = {d["name"]: (d["a"], d["b"]) for d in diff_to_dict(off, on, [])["selector"]}
+    assert changed == {"threshold": (None, 0.45), "bias": (None, -0.5), "confidence": (None, 2.0),
+                       "refused_premise": (None, -1.0)}
+    lines = [text for text, _ in format_diff(off, on, [])]
+    assert "== selector: 4 term(s) changed" in lines and "  confidence: None -> 2.0" in lines
+    assert "== selector: 0 term(s) changed (off)" in [text for text, _ in format_diff(off, old, [])]
