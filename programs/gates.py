@@ -3,7 +3,7 @@
 A grounded-QA program decides with thresholds (is this passage evidence? is this premise supported?
 does this sentence answer what was asked?) as much as with prompts. Retrieval-score distributions
 differ by corpus and embedder, so hand-set floors do not transfer: they belong to the program's
-state, next to its prompts and demos. :class:`Gates` is a DSPy ``Parameter``, so ``program.save`` /
+state, next to its prompts and demos. :class:`Gates` is a DSPy ``Parameter`` (:mod:`.state`), so ``program.save`` /
 ``load`` round-trip it, ``named_parameters()`` finds it, MLflow logs it as params and ``groundqa
 compare --diff`` shows it; the calibration optimizer (:mod:`groundqa.programs.calibrate`) searches it.
 
@@ -17,18 +17,17 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from dspy.predict.parameter import Parameter
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from .state import StateModel
 
 
 def _gate(default: float | int, low: float | int, high: float | int, description: str, **kw: Any) -> Any:
     return Field(default=default, description=description, json_schema_extra={"search": [low, high]}, **kw)
 
 
-class Gates(BaseModel, Parameter):
+class Gates(StateModel):
     """Decision thresholds and sizes of :class:`~groundqa.programs.grounded_qa.GroundedQA`."""
-
-    model_config = ConfigDict(validate_assignment=True, extra="forbid")
 
     k: int = _gate(4, 2, 8, "passages retrieved per query", ge=1, le=50)
     lexical_weight: float = _gate(
@@ -72,17 +71,6 @@ class Gates(BaseModel, Parameter):
         "says what was asked of it is kept (each costs one retrieval)", ge=1, le=10)
     bridge_floor: float = _gate(0.3, 0.1, 0.6, "retrieval score a bridge-hop passage needs to join the evidence")
 
-    # -- the DSPy Parameter protocol (named_parameters / dump_state / load_state / reset_copy) ------
-    def dump_state(self, json_mode: bool = True) -> dict[str, Any]:
-        return self.model_dump(mode="json" if json_mode else "python")
-
-    def load_state(self, state: dict[str, Any]) -> Gates:
-        """Set the gates from a saved state (validated as a whole first: nothing changes on an error)."""
-        values = type(self).model_validate({**self.model_dump(), **dict(state)})
-        for name in type(self).model_fields:
-            object.__setattr__(self, name, getattr(values, name))
-        return self
-
     @contextlib.contextmanager
     def overridden(self, **values: Any) -> Iterator[Gates]:
         """These gate values for the duration of the block, then the previous ones again (validated as in
@@ -93,9 +81,6 @@ class Gates(BaseModel, Parameter):
             yield self
         finally:
             self.load_state(saved)
-
-    def reset(self) -> None:
-        """Optimizers call ``reset`` on a fresh copy; gates keep their values (they are not demos)."""
 
     @classmethod
     def search_space(cls) -> dict[str, tuple[float | int, float | int, type]]:

@@ -24,10 +24,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
 
-from dspy.predict.parameter import Parameter
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from groundqa.judges.lexical import TextFeatures, features
 from groundqa.signatures.types import AbstainReason, Citation, GroundedResult, Passage
@@ -35,6 +33,7 @@ from groundqa.text import content_words
 
 from .answerability import asked, check, holds_value
 from .extractive import Extraction
+from .state import StateModel
 
 #: What a run can end in that the selector may overturn: an answer, or a refusal of the grounding stages.
 #: (Bad input, a stopped run and a failed LM contract are not questions of grounding.)
@@ -134,10 +133,8 @@ def _share(words: set[str] | frozenset[str], source: TextFeatures) -> float:
     return sum(1 for w in words if not source.covers(w)) / len(words) if words else 0.0
 
 
-class Selector(BaseModel, Parameter):
+class Selector(StateModel):
     """A logistic model over :class:`Signals`: answer when ``probability >= threshold``. No weights: off."""
-
-    model_config = ConfigDict(validate_assignment=True, extra="forbid")
 
     weights: dict[str, float] = Field(default_factory=dict, description="weight of each signal (raw units)")
     bias: float = Field(0.0, description="the model's intercept")
@@ -163,20 +160,6 @@ class Selector(BaseModel, Parameter):
         if unknown:
             raise ValueError(f"the selector weighs unknown signal(s): {', '.join(unknown)}")
         return weights
-
-    # -- the DSPy Parameter protocol -------------------------------------------------------------
-    def dump_state(self, json_mode: bool = True) -> dict[str, Any]:
-        return self.model_dump(mode="json" if json_mode else "python")
-
-    def load_state(self, state: dict[str, Any]) -> Selector:
-        """Set the model from a saved state (validated as a whole first: nothing changes on an error)."""
-        values = type(self).model_validate({**self.model_dump(), **dict(state)})
-        for name in type(self).model_fields:
-            object.__setattr__(self, name, getattr(values, name))
-        return self
-
-    def reset(self) -> None:
-        """Optimizers call ``reset`` on a fresh copy; a fitted selector keeps its weights (they are not demos)."""
 
 
 __all__ = ["SELECTABLE", "Candidate", "SIGNAL_NAMES", "Selector", "Signals", "read_signals"]

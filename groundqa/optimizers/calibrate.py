@@ -46,6 +46,7 @@ from typing import Any
 import dspy
 from pydantic import BaseModel, Field
 
+from groundqa.optimizers.progress import progress_bar
 from groundqa.programs.gates import Gates
 
 MIN_TRAIN = 8
@@ -322,7 +323,7 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
         for neighbour in neighbours(start, names, space)[: max(0, self.n_trials // 2)]:
             study.enqueue_trial(neighbour)  # local moves first: one gate a quarter of its range away
         best_score, best_gates = report.fit_start or 0.0, dict(start)
-        bar = _progress(self.n_trials, self.progress)
+        bar = progress_bar(self.n_trials, "calibrating gates", "trial", self.progress)
         for number in range(self.n_trials):
             trial = study.ask()
             values = dict(start)
@@ -340,7 +341,7 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
                 self.on_trial(record)
             if score > best_score + 1e-9:
                 best_score, best_gates = score, values
-            bar(number + 1, best_score)
+            bar(number + 1, best=f"{best_score:.3f}")
         program.gates.load_state(start)
         return best_score, best_gates
 
@@ -406,23 +407,6 @@ def neighbours(start: dict[str, Any], names: Sequence[str],
             if value != start[name]:
                 moves.append({n: (value if n == name else start[n]) for n in names})
     return moves
-
-
-def _progress(total: int, enabled: bool) -> Callable[[int, float], None]:
-    if not enabled or not sys.stderr.isatty():
-        return lambda done, best: None
-    from tqdm import tqdm
-
-    bar = tqdm(total=total, desc="calibrating gates", unit="trial", file=sys.stderr)
-
-    def update(done: int, best: float) -> None:
-        bar.n = done
-        bar.set_postfix(best=f"{best:.3f}")
-        bar.refresh()
-        if done >= total:
-            bar.close()
-
-    return update
 
 
 __all__ = ["ABSTENTION_GATES", "SIZE_GATES", "CalibrateGates", "CalibrationReport", "Trial", "memoised", "stratified_split"]

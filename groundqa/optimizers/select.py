@@ -39,6 +39,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from groundqa.optimizers.calibrate import gold_documents
+from groundqa.optimizers.progress import progress_bar
 from groundqa.programs.selection import SIGNAL_NAMES, Selector, Signals
 from groundqa.signatures.types import AbstainReason
 
@@ -193,7 +194,7 @@ class SelectAnswers(dspy.teleprompt.Teleprompter):
     def record(self, program: dspy.Module, examples: Sequence[dspy.Example]) -> list[Recorded]:
         """Run ``program`` once per example with the selector recording, and score both choices."""
         rows: list[Recorded] = []
-        bar = _progress(len(examples), self.progress)
+        bar = progress_bar(len(examples), "recording for selection", "q", self.progress)
         for number, example in enumerate(examples, start=1):
             rows.append(self._record_one(program, example))
             bar(number)
@@ -295,22 +296,6 @@ def _prediction(result: Any, candidate: Any) -> dspy.Prediction:
         result.answer, result.citations, result.passages, result.mode = (
             candidate.answer, candidate.citations, candidate.passages, "extractive")
     return dspy.Prediction(answer=result.answer, abstained=result.abstained, result=result, passages=result.passages)
-
-
-def _progress(total: int, enabled: bool) -> Callable[[int], None]:
-    if not enabled or not sys.stderr.isatty():
-        return lambda done: None
-    from tqdm import tqdm
-
-    bar = tqdm(total=total, desc="recording for selection", unit="q", file=sys.stderr)
-
-    def update(done: int) -> None:
-        bar.n = done
-        bar.refresh()
-        if done >= total:
-            bar.close()
-
-    return update
 
 
 __all__ = ["Recorded", "SelectAnswers", "SelectionReport", "fit_logistic", "grouped_folds", "mean_score"]
