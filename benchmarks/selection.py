@@ -82,9 +82,10 @@ def selection_suite(args: argparse.Namespace) -> dict[str, Any]:
         + (f"; threshold {model.threshold}" if model else "") + ".",
         f"Load average (1/5/15 min) before: {load_before}; after: {load_average_text()} ({os.cpu_count()} cores).",
     ]
+    labels = ["train (fitted on)", "check (out of fold)", "held out (forced on)"]
     chart = {"title": f"answer-or-abstain model, {data.dataset.kind}", "ylabel": "mean composite",
-             "series": {"program's own decisions": {r[0].split(" (")[0]: r[2] for r in rows},
-                        "with the fitted model": {r[0].split(" (")[0]: r[3] for r in rows}}}
+             "series": {"program's own decisions": {label: r[2] for label, r in zip(labels, rows, strict=True)},
+                        "with the fitted model": {label: r[3] for label, r in zip(labels, rows, strict=True)}}}
     return {
         "title": f"Selection: a fitted answer-or-abstain model, train -> check -> held out ({data.dataset.kind})",
         "config": config,
