@@ -55,7 +55,8 @@ def selection_suite(args: argparse.Namespace) -> dict[str, Any]:
     load_before = load_average_text()
     with scratch_dir("groundqa-selection-") as tmp:
         store = build_store(tmp / "chroma", data.docs, settings, data.collection("selection"))
-        program = build_program(settings, store=store)
+        # the scratch collection's name comes back run after run: no retrieval cache (LM answers stay cached)
+        program = build_program(settings.model_copy(update={"cache": False}), store=store)
         say(f"selection: recording {len(train)} train and {len(held)} held-out questions")
         train_rows = optimizer.record(program, train)
         held_rows = optimizer.record(program, held)
