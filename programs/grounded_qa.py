@@ -243,8 +243,13 @@ class GroundedQA(dspy.Module):
         if (not self.selector.active and self._selection_sink is None) or result.abstain_reason not in SELECTABLE:
             return
         gates, budgets = self.gates, self.config.budgets
+        if state.usage.retrieval_calls >= state.budgets.max_retrievals and not result.passages:
+            state.note("selection skipped: the retrieval budget is spent and the stages kept no passages")
+            return  # the stage never ends a run: with the budget spent it reads what the stages retrieved
         with stage_scope("selection"):
-            passages = self._retrieve(question)  # the question's own passages (cached), whatever the stages saw
+            # the question's own passages (cached), whatever the stages saw; what they saw, once the budget is spent
+            passages = (self._retrieve(question) if state.usage.retrieval_calls < state.budgets.max_retrievals
+                        else result.passages)
             context = build_context(passages[: gates.max_passages], budgets.max_context_chars, budgets.context_policy)
             found = extractive_answer(question, context, floor=0.0, answerability=gates.answerability,
                                       value_bonus=gates.value_bonus)

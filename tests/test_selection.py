@@ -224,3 +224,23 @@ def test_compare_diff_shows_the_selector():
     lines = [text for text, _ in format_diff(off, on, [])]
     assert "== selector: 4 term(s) changed" in lines and "  confidence: None -> 2.0" in lines
     assert "== selector: 0 term(s) changed (off)" in [text for text, _ in format_diff(off, old, [])]
+
+
+def test_selection_never_spends_the_last_retrieval(store, trainset):
+    """With the retrieval budget spent by the stages, the stage reads what they retrieved: it never ends a run
+    (a recording pass that stopped runs would score refusals the program never made)."""
+    from groundqa.runtime.run import Budgets
+    from groundqa.signatures.types import ExitReason
+
+    qa = program(store, verify_premises=False, bridging=False, multi_hop="off",
+                 budgets=Budgets(max_context_chars=2400, max_answer_tokens=48, max_retrievals=1))
+    example = first(trainset, qa, abstained=False)
+    base = qa.run(example.question)
+    assert base.exit_reason == ExitReason.COMPLETED and base.usage.retrieval_calls == 1
+    seen: list[Any] = []
+    with qa.recording_selection(lambda signals, candidate: seen.append(signals)):
+        recorded = qa.run(example.question)
+    assert recorded.exit_reason == ExitReason.COMPLETED and recorded.answer == base.answer and seen
+    qa.selector.load_state(NEVER)
+    withheld = qa.run(example.question)
+    assert withheld.exit_reason == ExitReason.COMPLETED and withheld.abstain_reason == AbstainReason.LOW_CONFIDENCE
