@@ -200,7 +200,7 @@ OPTIMIZER_SPECS: dict[str, OptimizerSpec] = {
     "simba": OptimizerSpec(_simba, compile_with=("trainset", "seed")),
     # the gates: searched on train, the winner checked on a held-back part of train (its own split)
     "calibrate": OptimizerSpec(_calibrate, compile_with=("trainset",)),
-    # the answer-or-abstain model over every stage's signals: fitted on train, checked on a held-back part of it
+    # the answer-or-abstain model over every stage's signals: fitted on train, checked by grouped cross-validation
     "select": OptimizerSpec(_select, compile_with=("trainset",)),
     # the weights: a LoRA for the embedded LM on the program's own cited-answer prompts (gold-label targets)
     "finetune": OptimizerSpec(_finetune, compile_with=("trainset",)),
@@ -307,16 +307,12 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
             step_options = options.model_copy(update={"optimizer": step})
             out(f"compiling with {step} on {len(train)} train questions ...")
             optimizer = make_optimizer(step_options, metric, settings)
-            if isinstance(optimizer, CalibrateGates):
+            if isinstance(optimizer, CalibrateGates | SelectAnswers | FinetuneEmbedded):  # ours: they report via out
                 optimizer.say = out
-                if run is not None:
-                    optimizer.on_trial = log_calibration_trial
-            if isinstance(optimizer, SelectAnswers):
-                optimizer.say = out
-            if isinstance(optimizer, FinetuneEmbedded):
-                optimizer.say = out
-                if run is not None:
-                    optimizer.on_step = log_finetune_step
+            if isinstance(optimizer, CalibrateGates) and run is not None:
+                optimizer.on_trial = log_calibration_trial
+            if isinstance(optimizer, FinetuneEmbedded) and run is not None:
+                optimizer.on_step = log_finetune_step
             uses_valset = "valset" in optimizer_spec(step).compile_with
             compiled = run_optimizer(optimizer, step_options, compiled,
                                      optimizer_trainset(step_options, fit if uses_valset else train), held_back)

@@ -237,19 +237,19 @@ class GroundedQA(dspy.Module):
             self._selection_sink = saved
 
     def _select(self, question: str, result: GroundedResult, state: RunState) -> None:
-        """The selective stage (:mod:`.selection`): with a fitted selector, answer the candidate where the model
-        trusts it and abstain where it does not, whatever the stages before decided. The candidate is the answer
-        the stages gave, or else the best passage sentence that holds what was asked (then any)."""
+        """The selective stage (:mod:`.selection`): with a fitted selector, keep an answer the model trusts and
+        withhold one it does not; overturn a refusal with the candidate (the best passage sentence that holds
+        what was asked, else the best one) where it trusts that. It reads the question's own passages, or, with
+        the retrieval budget spent, the ones the stages kept: it never ends a run."""
         if (not self.selector.active and self._selection_sink is None) or result.abstain_reason not in SELECTABLE:
             return
         gates, budgets = self.gates, self.config.budgets
-        if state.usage.retrieval_calls >= state.budgets.max_retrievals and not result.passages:
+        spent = state.usage.retrieval_calls >= state.budgets.max_retrievals
+        if spent and not result.passages:
             state.note("selection skipped: the retrieval budget is spent and the stages kept no passages")
-            return  # the stage never ends a run: with the budget spent it reads what the stages retrieved
+            return
         with stage_scope("selection"):
-            # the question's own passages (cached), whatever the stages saw; what they saw, once the budget is spent
-            passages = (self._retrieve(question) if state.usage.retrieval_calls < state.budgets.max_retrievals
-                        else result.passages)
+            passages = result.passages if spent else self._retrieve(question)  # cached: the stages asked it first
             context = build_context(passages[: gates.max_passages], budgets.max_context_chars, budgets.context_policy)
             found = extractive_answer(question, context, floor=0.0, answerability=gates.answerability,
                                       value_bonus=gates.value_bonus)
@@ -276,9 +276,7 @@ class GroundedQA(dspy.Module):
             reason = result.abstain_reason.value if result.abstain_reason else "a refusal"
             state.note(f"the selector answered where the stages refused ({reason}): probability {p:.2f} >= "
                        f"{selector.threshold}")
-            result.abstained, result.abstain_reason, result.abstain_message, result.correction = False, None, "", None
-            result.answer, result.citations, result.passages = candidate.answer, candidate.citations, candidate.passages
-            result.mode, result.confidence = "extractive", candidate.confidence
+            candidate.answer_in(result)
 
     def _read_names(self, question: str, state: RunState) -> tuple[str, dict[str, list[Passage]]]:
         """A question typed in lower case, with its names written as the passages retrieved for it write them

@@ -14,7 +14,7 @@ trust the answer, it abstains (``low_confidence``, the probability in the messag
 The model is program state (:class:`Selector`, a DSPy ``Parameter``: ``program.save``/``load`` round-trip it,
 MLflow logs it, ``groundqa compare --diff`` shows it). It is empty by default, and then this stage does
 nothing: the gates decide alone. ``python optimize.py --optimizer select`` fits it on the user's trainset and
-keeps it only when it beats the unselected program on a held-back check set
+keeps it only when it beats the unselected program in a grouped cross-validation on that trainset
 (:mod:`groundqa.optimizers.select`). A run never refuses a question the selector cannot read: bad input and
 stopped runs keep their exit reasons.
 """
@@ -22,7 +22,6 @@ stopped runs keep their exit reasons.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field, field_validator
@@ -42,7 +41,6 @@ SELECTABLE = {None, AbstainReason.PREMISE_UNSUPPORTED, AbstainReason.PREMISE_CON
 _REASONS = {AbstainReason.PREMISE_UNSUPPORTED: "refused_premise", AbstainReason.PREMISE_CONTRADICTED: "contradicted",
             AbstainReason.NOT_ANSWERED: "not_answered", AbstainReason.LOW_CONFIDENCE: "low_confidence",
             AbstainReason.TOO_FEW_SOURCES: "few_sources", AbstainReason.NO_EVIDENCE: "few_sources"}
-_NEGATION = re.compile(r"\b(not|never|no|none|neither|nor|without)\b|n't\b", re.I)
 _KINDS = ("yes_no", "number", "date", "person", "place")
 
 
@@ -60,15 +58,18 @@ class Signals(BaseModel):
     retrieval_margin: float = Field(0.0, description="best minus second-best retrieval score")
     sentence_score: float = Field(0.0, description="the candidate sentence's extractive score")
     answerability: float = Field(0.0, description="the candidate's answerability (asked type and attribute)")
-    has_type: float = Field(0.0, description="1 when the candidate holds a value of the asked type")
+    has_type: float = Field(0.0, description="1 when the answerability check finds the asked type (no swapped "
+                                             "word, every pinned name)")
     coverage: float = Field(0.0, description="share of the asked attribute the candidate covers")
     holds_value: float = Field(0.0, description="1 when the candidate sentence holds a value of the asked type")
     overlap: float = Field(0.0, description="share of the question's content words in the candidate")
     unseen_words: float = Field(1.0, description="share of the question's content words its passage lacks "
-                                                 "(title included): a question about something else")
+                                                 "(title included): a question about something else; 1 without "
+                                                 "a candidate")
     unseen_names: float = Field(0.0, description="share of the question's name words its passage lacks")
     unseen_numbers: float = Field(0.0, description="1 when a number of the question is not in its passage")
-    negated: float = Field(0.0, description="1 when the question negates what it asks ('never', 'not')")
+    negated: float = Field(0.0, description="1 when the question negates a clause ('never', 'not', "
+                                            "'didn't')")
     premise_min: float = Field(1.0, description="lowest judge confidence of a presupposition (1 when none)")
     premises: float = Field(0.0, description="presuppositions checked, capped at 3, over 3")
     generated: float = Field(0.0, description="1 when the answer was written by the LM")
@@ -94,11 +95,18 @@ class Candidate:
     passages: list[Passage]
     confidence: float
 
+    def answer_in(self, result: GroundedResult) -> None:
+        """Make ``result`` this extractive answer (what the stage does when it overturns a refusal, and what
+        ``SelectAnswers`` scores as the choice to answer)."""
+        result.abstained, result.abstain_reason, result.abstain_message, result.correction = False, None, "", None
+        result.answer, result.citations, result.passages = self.answer, self.citations, self.passages
+        result.mode, result.confidence = "extractive", self.confidence
+
 
 def read_signals(question: str, result: GroundedResult, candidate: Extraction, passages: list[Passage]) -> Signals:
     """The :class:`Signals` of a finished run: its outcome, and ``candidate`` (the answer it gave, or the best
     passage sentence it would give) scored against what ``question`` asks."""
-    what = asked(question)
+    what, q = asked(question), features(question)
     out = Signals(answered=float(not result.abstained), confidence=result.confidence or 0.0,
                   generated=float(result.mode == "generated"))
     if result.abstained and result.abstain_reason in _REASONS:
@@ -107,19 +115,18 @@ def read_signals(question: str, result: GroundedResult, candidate: Extraction, p
     out.retrieval_top, out.retrieval_margin = scores[0], scores[0] - scores[1]
     best = candidate.chosen[-1] if candidate.chosen else None  # the answering sentence (a bridge's naming one leads)
     if best is not None:
-        title = passages[best.number - 1].title if 0 < best.number <= len(passages) else ""
-        verdict = check(what, best.text, title=title)
+        passage = passages[best.number - 1]
+        verdict = check(what, best.text, title=passage.title)
         asks = set(content_words(question))
         out.sentence_score, out.answerability = best.score, verdict.score
         out.has_type, out.coverage = float(verdict.has_type), verdict.coverage
         out.holds_value = float(holds_value(what, best.text))
         out.overlap = len(asks & set(content_words(best.text))) / len(asks) if asks else 0.0
-        source = features(f"{title}. {passages[best.number - 1].text}" if title else passages[best.number - 1].text)
-        q = features(question)
+        source = features(f"{passage.title}. {passage.text}" if passage.title else passage.text)
         out.unseen_words = _share(q.content, source)
         out.unseen_names = _share({word for name in q.names for word in name}, source)
         out.unseen_numbers = float(bool(q.numbers - source.numbers))
-    out.negated = float(bool(features(question).negated) or bool(_NEGATION.search(question)))
+    out.negated = float(bool(q.negated))
     if result.premises:
         out.premise_min = min(v.confidence for v in result.premises)
         out.premises = min(len(result.premises), 3) / 3

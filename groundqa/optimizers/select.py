@@ -17,9 +17,9 @@ time). This optimizer fits what weighs them together, the program's :class:`~gro
    never saw its documents, is the check score (a ``valset``, when given, is the check instead);
 4. keep the model fitted on every question only if the check gains at least ``min_gain`` and one question's
    worth over the program without it, else leave the selector off: never something the check says is worse
-   than where the compile started. (One held-back third of the trainset was the check at first; on SQuAD's
-   training articles its two articles said −0.006 where the six-fold check said +0.040: a third of a small
-   trainset is too noisy to decide on.)
+   than where the compile started. It is the best the compile can know, not a forecast: on SQuAD and bundled
+   data its sign disagreed with the held-out questions' as often as not (docs/BENCHMARKS.md, "A learned
+   answer-or-abstain model").
 
 A trainset too small to fit, or one whose fit or check part has no should-abstain question or no answerable
 one, leaves the selector off and says why. An interrupted run (Ctrl-C) leaves it off too: a half-recorded
@@ -40,7 +40,7 @@ from pydantic import BaseModel, Field
 
 from groundqa.optimizers.calibrate import gold_documents
 from groundqa.optimizers.progress import progress_bar
-from groundqa.programs.selection import SIGNAL_NAMES, Selector, Signals
+from groundqa.programs.selection import SIGNAL_NAMES, Candidate, Selector, Signals
 from groundqa.signatures.types import AbstainReason
 
 MIN_TRAIN = 16
@@ -215,8 +215,12 @@ class SelectAnswers(dspy.teleprompt.Teleprompter):
             return Recorded(own_score=own, answered=not bool(pred.get("abstained")))
         signals, candidate = seen[-1]
         abstain = float(self.metric(example, _prediction(result.model_copy(deep=True), None)))
-        answer = own if not result.abstained else (
-            float(self.metric(example, _prediction(result.model_copy(deep=True), candidate))) if candidate else 0.0)
+        if not result.abstained:
+            answer = own
+        elif candidate is None:  # nothing to answer with: the stage keeps the refusal whatever the model says
+            answer = abstain
+        else:
+            answer = float(self.metric(example, _prediction(result.model_copy(deep=True), candidate)))
         return Recorded(signals=signals.vector(), answer_score=answer, abstain_score=abstain, own_score=own,
                         answered=not result.abstained)
 
@@ -285,16 +289,14 @@ def _flips(rows: Sequence[Recorded], model: Selector) -> int:
     return sum(1 for r in rows if r.signals is not None and model.answers(Signals(**r.signals)) != r.answered)
 
 
-def _prediction(result: Any, candidate: Any) -> dspy.Prediction:
-    """``result`` as an abstention (``candidate`` None) or answered with ``candidate`` (a finished answer)."""
+def _prediction(result: Any, candidate: Candidate | None) -> dspy.Prediction:
+    """``result`` as an abstention (``candidate`` None) or answered with ``candidate``, as the stage would."""
     if candidate is None:
         if not result.abstained:
             result.abstain_reason = AbstainReason.LOW_CONFIDENCE
         result.abstained, result.answer, result.citations, result.mode = True, "", [], "none"
     else:
-        result.abstained, result.abstain_reason, result.abstain_message = False, None, ""
-        result.answer, result.citations, result.passages, result.mode = (
-            candidate.answer, candidate.citations, candidate.passages, "extractive")
+        candidate.answer_in(result)
     return dspy.Prediction(answer=result.answer, abstained=result.abstained, result=result, passages=result.passages)
 
 

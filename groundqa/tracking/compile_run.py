@@ -185,8 +185,9 @@ def log_compile(compiled: dspy.Module, directory: Path, baseline: dict[str, Any]
                 curve: Sequence[float], compile_s: float, register_as: str | None = None,
                 settings: Settings | None = None) -> None:
     """The optimisation curve, the deltas, the program's gates (params ``gates.<name>``), its fitted selector
-    (params ``selector.<signal>``), the calibration and selection outcomes, the saved program folder, the comparison chart and the program as an MLflow model (registered
-    as ``register_as`` if given; it records ``settings``' store and LM) on the active compile run.
+    (params ``selector.<signal>``), the calibration and selection outcomes, the saved program folder, the
+    comparison chart and the program as an MLflow model (registered as ``register_as`` if given; it records
+    ``settings``' store and LM) on the active compile run.
     Guarded: nothing is tried once tracking is lost, and a failure here loses it."""
     if tracking_lost():
         return
