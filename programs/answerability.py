@@ -126,7 +126,11 @@ _FILLER = frozenset(stem(w) for w in _words("""point part way name called known 
     currently today now usually typically actually main total different"""))
 # A verb that only carries the slot ("how much money *comes with* the prize"): the answer need not repeat it.
 # ("have", "get" are stop words already; "use" is not light: "How did RAND *use* this network?" asks for it.)
-_LIGHT = frozenset(stem(w) for w in _words("come comes came go goes went gone carry carries carried"))
+_LIGHT = frozenset(stem(w) for w in _words("come comes came go goes went gone carry carries carried responsible"))
+# Verbs that only carry a named slot ("What *gauge* does the railway *use*?", "What *motto* *appears* beneath the
+# crest?", "Which *post* did she *hold*?"): the answer names the gauge, the motto, the post, not the verb.
+_SLOT_VERBS = frozenset(stem(w) for w in _words("use uses used appear appears appeared feature features featured "
+                                                 "bear bears bore hold holds held display displays displayed"))
 _COUNT_LIGHT = frozenset(stem(w) for w in _words("make makes made"))
 # Where a place question only locates ("Where in Port Vessany is the boatyard *located*?"): the answer
 # gives the place ("a boatyard on the East Mole") without the verb.
@@ -358,6 +362,16 @@ class Asked:
     *Henrik Voss* compose the suite?"), as its word stems: the answer must be about it, not about a
     namesake or another holder of the same relation. A name in a description ("the composer of the *Tide
     Suite*", "the storms *Sinead Ardley* painted") is not required: the answer is a hop away from it."""
+    slot: str = ""
+    """The wh-slot's noun ("what track *gauge* does …"): a sentence that says it speaks of what was asked
+    ("built to a *gauge* of 785 mm"), though an answer need not say it."""
+    heads: tuple[tuple[str, str], ...] = ()
+    """(modifier, head) pairs of a compound's last two terms ("the *surface area*", "what *track gauge*"): a
+    sentence that says the head with no rival modifier need not say this one ("covers an *area* of 6.4 km²";
+    a "*cruising* speed" is no "top speed")."""
+    optional: frozenset[str] = frozenset()
+    """Terms whose absence costs nothing: a verb that only carries the slot ("What gauge does it *use*?",
+    "What motto *appears* beneath the crest?"). Said, they count like any other."""
 
     @property
     def main(self) -> tuple[str, ...]:
@@ -424,14 +438,25 @@ def asked(question: str) -> Asked:
         weight = 0.5 if token == slot else 1.0 if token in main else 0.5 if token in embedded else 0.3
         terms[term] = max(terms.get(term, 0.0), weight)
     order = sorted(terms, key=lambda t: (question.lower().find(t[:4]) % 10_000))
+    # the asked compound's last noun is its head ("the surface *area* of", "what track *gauge* does")
+    compound = _ASKED_COMPOUND.match(read.strip())
+    pair = tuple(_superlative_base(stem(w.lower())) for w in compound.groups()) if compound else ()
+    heads = ((pair[0], pair[1]),) if pair and pair[0] in terms and pair[1] in terms and pair[2] not in terms else ()
+    optional = frozenset(t for t in terms if slot and t in _SLOT_VERBS)
     relation = trailing.group(0).lower() if trailing and terms and max(terms.values()) < 0.5 else ""
     said = (_DATED_EVENT.match(question.strip()) if kind == "date" else _DOER.match(read.strip()) if kind == "person"
             else _COUNTED.match(question.strip()))
     event = stem(said.group(1)) if said and stem(said.group(1)) in terms else ""
     return Asked(question, kind, tuple(order), frozenset(name_tokens), tuple(terms[t] for t in order), event,
-                 relation if relation in _RELATIONS else "", _subject_name(question, feats.names))
+                 relation if relation in _RELATIONS else "", _subject_name(question, feats.names),
+                 slot if slot in terms else "", heads, optional)
 
 
+# The two words right after the wh-phrase, and the word after them: "What's the *surface area of*", "What
+# *track gauge does*". Only the asked attribute's own compound: a modifier deeper in the question ("problems
+# with *multiple outputs*") is what an unanswerable variant changes.
+_ASKED_COMPOUND = re.compile(r"^(?:\w+ )?(?:what|which)(?:'s| is| was| are| were)?(?: the)? ([a-z]+) ([a-z]+) ([a-z]+)\b",
+                             re.I)
 _DATED_EVENT = re.compile(r"^(?:in |on )?(?:when|(?:what|which) (?:year|date|decade|century|month|day)) (?:was|were|is|are|"
                           r"has|have|had)\b.* ([a-z]+(?:ed|en|wn|lt))\W*$", re.I)
 # "Who *designed* the bridge?": the act asked about; "How many *contributors* worked on it?": what is counted
@@ -638,7 +663,7 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
     read = features(known) if known else None
     terms = [t for t in what.main if read is None or not _term_present(t, read.content, read.prefixes)] or what.main
     return any(_term_present(t, feats.content, frozenset() if t[:5] in described else feats.prefixes)
-               for t in terms)
+               for t in (*terms, *((what.slot,) if what.slot else ())))
 
 
 _LIFE_EVENTS = frozenset(("born", "die"))
@@ -656,6 +681,18 @@ _RELATIONS: dict[str, frozenset[str]] = {word: frozenset(stem(w) for w in _words
     "during": "while when during as",
 }.items()}
 """The trailing clause's word (as written) -> the stems that say the same relation."""
+
+
+def _head_said(what: Asked, modifier: str, text: str) -> bool:
+    """Whether ``text`` says the head of the compound that ``modifier`` opens with no rival modifier before it:
+    "covers *an area* of 6.4 km²" says the surface area; "a *cruising speed* of 12 knots" is not the top speed,
+    "a *summer course*" not the winter course."""
+    heads = [b for a, b in what.heads if a == modifier]
+    if not heads:
+        return False
+    words = [_superlative_base(stem(w.lower())) for w in re.findall(r"[^\W_][\w,.'-]*[^\W_]|[^\W_]", text)]
+    return any(word == heads[0] and (i == 0 or not features(words[i - 1]).content or words[i - 1] == modifier)
+               for i, word in enumerate(words))
 
 
 def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6, about: str = "",
@@ -677,6 +714,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     said = feats.content | (feats.tokens & _LIFE_EVENTS) if what.kind == "date" else feats.content
     missing = tuple(t for t in what.attribute if not _term_present(t, said, feats.prefixes)
                     and not (t in _UNIT_SIGNS and _UNIT_SIGNS[t].search(text)))
+    missing = tuple(t for t in missing if t not in what.optional and not _head_said(what, t, text))
     swapped = substitution(what, text, conflict_coverage, title)
     if swapped is not None:
         missing = (*missing, f"the sentence {swapped}")

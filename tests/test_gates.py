@@ -1045,3 +1045,35 @@ def test_a_count_of_appearances_is_made_and_a_whole_is_made_up():
     job = asked("What was Josiah Brell's job?")
     assert job.kind == "occupation"
     assert check(job, "Josiah Brell (1861–1930) was a glassworks foreman.", title="Josiah Brell").score >= 0.6
+
+
+@pytest.mark.parametrize(("question", "sentence", "title"), [
+    # the asked compound's head said without a rival modifier: the modifier need not be repeated
+    ("What's the surface area of Lake Harrow?", "It is 9.1 kilometres long and covers an area of 6.4 square "
+                                                "kilometres.", "Lake Harrow"),
+    # the slot's noun says what was asked; the verb that only carries it need not be said
+    ("What track gauge does the Harrow Valley Railway use?", "The railway was built to a gauge of 785 mm.",
+     "Harrow Valley Railway"),
+    ("What motto appears beneath the Harrow Rovers crest?", 'The motto "Fire Makes Us" was added beneath the shield '
+                                                            'in 1975.', "Harrow Rovers crest and colours"),
+    # "responsible for" says nothing the answer must repeat
+    ("Which architect was responsible for the Pelham Stand?", "It was designed by the architect Ruthven Aske and "
+                                                               "opened in 1974.", "Pelham Stand"),
+])
+def test_the_asked_attribute_said_by_its_head_or_slot_noun_is_answered(question: str, sentence: str, title: str):
+    assert check(asked(question), sentence, title=title).score >= 0.6
+
+
+@pytest.mark.parametrize(("question", "sentence", "title"), [
+    # a rival modifier of the head: another attribute (SQuAD 2.0 makes unanswerable questions this way)
+    ("What is the top speed of the RV Harrow?", "She has berths for 28 scientists and a cruising speed of 12 knots.",
+     "RV Harrow"),
+    ("What winter course does Odile Harrow teach?", "Odile Harrow now teaches a summer course on tidal energy.",
+     "Odile Harrow"),
+    # only the asked compound's own head excuses its modifier, not one deeper in the question
+    ("What is the annual membership fee of the Harrow Trust?", "The trust has about 1,900 members.", "Harrow Trust"),
+    ("What is an example of a problem that rests within the NP simplicity class?",
+     "Each problem in P is also member of the class NP.", "Computational complexity theory"),
+])
+def test_a_modifier_is_excused_only_for_the_asked_heads_own_mention(question: str, sentence: str, title: str):
+    assert check(asked(question), sentence, title=title).score < 0.6
