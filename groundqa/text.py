@@ -7,12 +7,13 @@ import re
 
 # A sentence ends at . ! or ? (optionally followed by closing quotes/brackets and
 # citation marks such as "[1][2]") when whitespace and an upper-case letter, digit,
-# quote or bracket follow. Newline pairs (paragraphs) and list bullets also split.
+# quote or bracket follow, or a lower-case name from code ("max_connections", "wal.segment_size"). Newline pairs (paragraphs) and list bullets also split.
 _ABBREVIATIONS = {
     "mr", "mrs", "ms", "dr", "prof", "st", "vs", "etc", "e.g", "i.e", "inc", "ltd", "jr", "sr", "no", "fig",
     "approx", "dept", "est", "mt", "ft",
 }
-_BOUNDARY = re.compile(r"""([.!?]["')\]]*(?:\s*\[\d+\])*)\s+(?!\[\d+\])(?=["'(\[]?[A-Z0-9])""")
+_BOUNDARY = re.compile(r"""([.!?]["')\]]*(?:\s*\[\d+\])*)\s+(?!\[\d+\])(?=["'(\[]?[A-Z0-9]|"""
+                       r"""[a-z][a-z0-9]+(?:_|\.[a-z])[\w.]*\b)""")  # or a name in code: "listen_port sets …"
 _CITATION = re.compile(r"\[(\d{1,9})\]")  # a longer number is no citation (and no int() overflow)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 

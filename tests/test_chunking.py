@@ -64,3 +64,12 @@ def test_sentence_splitter_keeps_citations_and_abbreviations():
 def test_citation_after_the_full_stop_stays_with_its_sentence():
     assert split_sentences("Odile designed the lights. [1]") == ["Odile designed the lights. [1]"]
     assert split_sentences("A b c. [1] Then d e. [2][3] Next.") == ["A b c. [1]", "Then d e. [2][3]", "Next."]
+
+
+def test_a_sentence_opening_on_a_name_from_code_is_its_own_sentence():
+    text = ("The most changed options are these. listen_port sets the port and defaults to 7419. max_connections "
+            "limits connections; its default is 640. wal.segment_size defaults to 64 MiB. See e.g. the guide.")
+    assert split_sentences(text) == [
+        "The most changed options are these.", "listen_port sets the port and defaults to 7419.",
+        "max_connections limits connections; its default is 640.", "wal.segment_size defaults to 64 MiB.",
+        "See e.g. the guide."]

@@ -1077,3 +1077,14 @@ def test_the_asked_attribute_said_by_its_head_or_slot_noun_is_answered(question:
 ])
 def test_a_modifier_is_excused_only_for_the_asked_heads_own_mention(question: str, sentence: str, title: str):
     assert check(asked(question), sentence, title=title).score < 0.6
+
+
+def test_whether_or_not_denies_nothing():
+    from groundqa.judges.lexical import negates
+
+    sentence = "Its default is 640, and each connection reserves 2 MiB whether or not it is busy."
+    assert not features(sentence).negated and not negates(sentence)
+    assert check(asked("What is the default value of max_connections?"), "max_connections limits client "
+                 "connections; its default is 640, and each connection reserves 2 MiB whether or not it is busy.",
+                 title="Configuration reference").score >= 0.6
+    assert features("It is not busy.").negated  # a plain negation still is one

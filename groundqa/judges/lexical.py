@@ -229,8 +229,8 @@ def _negated_heads(text: str) -> set[str]:
         lows = [w.lower() for w in words]
         in_scope = False
         for i, (word, low) in enumerate(zip(words, lows, strict=True)):
-            if low in NEGATIONS or low.endswith("n't"):
-                in_scope = True
+            if (low in NEGATIONS or low.endswith("n't")) and lows[max(0, i - 2):i] != ["whether", "or"]:
+                in_scope = True  # "whether or not it is busy" denies nothing
                 continue
             if i + 1 < len(lows) and (low, lows[i + 1]) in _NEGATION_PHRASES:
                 in_scope = True
@@ -244,7 +244,8 @@ def _negated_heads(text: str) -> set[str]:
 
 def negates(sentence: str) -> bool:
     """``sentence`` denies something: a negated clause, or a negation word anywhere ("no winter service")."""
-    return bool(features(sentence).negated or NEGATIONS & set(sentence.lower().split()))
+    return bool(features(sentence).negated
+                or NEGATIONS & set(sentence.lower().replace("whether or not", "whether").split()))
 
 
 # The last word of a name that is a body or a place, never a person ("Orvenau Alpine *Club*").
