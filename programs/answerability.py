@@ -383,6 +383,13 @@ class Asked:
         return top or self.attribute
 
     @property
+    def type_only(self) -> bool:
+        """Whether the main clause asks only for a type and every term describes what has it ("What was the
+        *profession* of the man whose daughter gave her name to No. 1?"): a bridged answer need only hold a
+        value of the type, since the naming sentence says the rest."""
+        return self.kind not in (None, "yes_no") and bool(self.weights) and max(self.weights) < 1.0
+
+    @property
     def required(self) -> frozenset[str]:
         """Terms the answer cannot do without: an asked dimension and a year the question pins."""
         weights = dict(zip(self.attribute, self.weights or (1.0,) * len(self.attribute), strict=True))
@@ -652,6 +659,14 @@ def value_beside(what: Asked, text: str, window: int = 3) -> bool:
     return any(abs(i - j) <= window for i in valued for j in said)
 
 
+def unsaid(what: Asked, known: str) -> tuple[str, ...]:
+    """The terms of the question's main clause that ``known`` (what was read already) does not say."""
+    if not known:
+        return what.main
+    read = features(known)
+    return tuple(t for t in what.main if not _term_present(t, read.content, read.prefixes))
+
+
 def mentions(what: Asked, text: str, known: str = "") -> bool:
     """Whether ``text`` mentions a term of the question's main clause (or a unit or synonym of one):
     "inhabitants" mentions "How many people *live* …". Terms that ``known`` (what was read already, e.g. the
@@ -660,8 +675,7 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
     # a near-match by prefix does not count where a word of the description shares it: "Greta Voss is a
     # *composer*" names the description ("the composer of the Tide Suite"), not "teach *composition*"
     described = {t[:5] for t in what.attribute if t not in what.main}
-    read = features(known) if known else None
-    terms = [t for t in what.main if read is None or not _term_present(t, read.content, read.prefixes)] or what.main
+    terms = unsaid(what, known) or what.main
     return any(_term_present(t, feats.content, frozenset() if t[:5] in described else feats.prefixes)
                for t in (*terms, *((what.slot,) if what.slot else ())))
 
@@ -721,7 +735,8 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     # the title and the sentence before only help read it: a sentence that says nothing of what was asked (of
     # its main clause, where it has one)
     # ("Her brother is a cartographer" after "She teaches a summer course") does not answer it
-    silent = bool(what.attribute) and not mentions(what, text, known=lead)  # a bridged answer: what the lead lacks
+    # a bridged answer: what the lead lacks, unless the question only asks for a type of what the lead names
+    silent = bool(what.attribute) and not (lead and what.type_only) and not mentions(what, text, known=lead)
     if silent:
         missing = (*missing, "the sentence itself says nothing of it")
     if what.relation and not features(text).tokens & _RELATIONS[what.relation]:
@@ -744,4 +759,4 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
 
 
 __all__ = ["CALENDAR_WORDS", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "holds_value", "mentions", "substitution",
-           "value_beside"]
+           "unsaid", "value_beside"]

@@ -21,7 +21,14 @@ from groundqa.judges.lexical import NOT_A_PERSON, STOPWORDS, features, stem
 from groundqa.signatures.types import Passage
 from groundqa.text import split_sentences, strip_citations
 
-from .answerability import CALENDAR_WORDS, asked, asks_for_description, describes_entity, mentions
+from .answerability import (
+    CALENDAR_WORDS,
+    asked,
+    asks_for_description,
+    describes_entity,
+    holds_value,
+    mentions,
+)
 
 
 @dataclass(frozen=True)
@@ -153,6 +160,13 @@ def second_hop_target(question: str, hop: Sequence[Passage], bridge: Bridge) -> 
         said = next((p for p in others if features(f"{p.title}. {p.text}").covers(what.event)), None)
         if said is not None:
             return said
+    # where the main clause asks only for a type ("What was the *profession* of the man whose daughter gave her
+    # name to No. 1?": every word describes the bridge), the second hop brings the bridge's value of that type,
+    # which the opening of its document usually states ("Jorin Halvesty (1842–1911) was a *banker* …")
+    if what.type_only:
+        typed = [p for p in others if holds_value(what, p.text) and about(bridge.entity, f"{p.title}. {p.text}")]
+        if typed:
+            return next((p for p in typed if p.title and p.text.lstrip().startswith(p.title)), typed[0])
     # what the naming sentence already says is not what the second hop must bring ("*taveneri*" in "What did
     # the man honoured in the name of Pennatula taveneri *train* as?")
     return next((p for p in others if mentions(what, f"{p.title}. {p.text}", known=bridge.sentence)),

@@ -26,7 +26,7 @@ from groundqa.store.embeddings import get_embedder
 from groundqa.text import content_words, opening, split_sentences, strip_citations
 
 from .answerability import Answerability, asked, check, holds_value, value_beside
-from .bridging import Bridge
+from .bridging import Bridge, about
 from .context import NumberedContext
 
 # Sentences that address the reader instead of stating facts are never quoted as answers.
@@ -138,6 +138,9 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
             continue
         lead = _bridge_sentence(context, bridge, candidate) if not out.chosen else None
         passage = context.passages[candidate.number - 1]
+        if lead is not None and what.type_only and not about(
+                bridge.entity, f"{passage.title}. {openings[candidate.number]} {candidate.text}"):
+            continue  # a type asked of the bridge ("the *profession* of the man whose …") is said about it
         # the naming sentence covers the description ("the guide who led the first ascent"); the value asked
         # for (where he was born) must be in the second hop's sentence itself
         verdict = check(what, candidate.text, title=f"{passage.title}. {candidate.before}",

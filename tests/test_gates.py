@@ -1088,3 +1088,30 @@ def test_whether_or_not_denies_nothing():
                  "connections; its default is 640, and each connection reserves 2 MiB whether or not it is busy.",
                  title="Configuration reference").score >= 0.6
     assert features("It is not busy.").negated  # a plain negation still is one
+
+
+def test_a_type_asked_of_a_described_person_comes_from_the_opening_of_their_page():
+    from groundqa.programs.bridging import Bridge
+    from groundqa.programs.context import build_context
+    from groundqa.programs.extractive import extractive_answer
+
+    question = "What was the profession of the man whose daughter gave her name to locomotive No. 1?"
+    naming = "The engine was named after Ilse Harrowby, the daughter of the company's first chairman, Jorin Harrowby."
+    first = Passage(chunk_id="loco#0", doc_id="loco", title="Locomotive No. 1 Ilse", text=naming, score=0.7)
+    hop = [first,
+           Passage(chunk_id="jorin#2", doc_id="jorin", title="Jorin Harrowby",
+                   text="Their younger daughter, Ilse, gave her name to the railway's first locomotive.", score=0.66),
+           Passage(chunk_id="jorin#0", doc_id="jorin", title="Jorin Harrowby",
+                   text="Jorin Harrowby (1842–1911) was a banker and the founder of the railway company.", score=0.5)]
+    bridge = Bridge(entity="Jorin Harrowby", chunk_id="loco#0", sentence=naming, query="Jorin Harrowby daughter")
+    target = second_hop_target(question, hop, bridge)  # the page's opening, not the chunk repeating the clue
+    assert target is not None and target.chunk_id == "jorin#0"
+    found = extractive_answer(question, build_context([first, target], 4000), floor=0.0, answerability=0.6,
+                              bridge=bridge)
+    assert "banker" in found.answer, found.shortfall
+    # a sentence not about the bridge holds a type, but is no answer about the man described
+    other = Passage(chunk_id="town#0", doc_id="town", title="Corvenna",
+                    text="Corvenna is a market town whose mayor is a former engineer.", score=0.5)
+    found = extractive_answer(question, build_context([first, other], 4000), floor=0.0, answerability=0.6,
+                              bridge=bridge)
+    assert "engineer" not in found.answer
