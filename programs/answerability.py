@@ -213,6 +213,7 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "premiere": "first performed premiered",
         "sponsor": "fund funded funding finance financed backing backed",
         "pay": "paid bought buy sold sell purchased cost",
+        "sell": "sold bought buy purchased transfer transferred",  # "*sold to* Dunhallow" / "a record *transfer* fee"
         "set": "found founded establish established start started",  # "who *set up* the trust"
         "home": "born native birthplace live lived",  # "his *home* village" / "born in the village of"
         "play": "player played",
@@ -276,6 +277,9 @@ _NAMED_BODIES = (r"company|firm|business|club|society|school|college|university|
 _DESCRIPTION = re.compile(
     rf"\bthe (?:[a-z]+ ){{0,2}}[a-z]+ (?:who|whom|that|which|whose|where|(?:[a-z]+ed|built|run|led|held|written|"
     rf"drawn|made|won|painted|founded) by)\b|\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) of\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*'s [a-z]+"
+    # a role of something described itself ("the academy's most successful *graduate*", "the museum's *curator*")
+    rf"|\bthe (?:[a-z]+ )?[a-z]+'s (?:(?:most|current|first|last|former|new|best-known|[a-z]+est|[a-z]+ful) ){{0,2}}"
+    rf"(?:{_ROLE}|graduate|student|pupil)\b"
     # a contact clause ("the company *Mira Tell founded*"): a noun, a name, and what the name did to it
     rf"|(?<!\bwas )(?<!\bwere )(?<!\bis )(?<!\bare )\bthe (?:[a-z]+ )?(?:{_NAMED_BODIES}) [A-Z][a-z]+(?: [A-Z][a-z]+)* (?:[a-z]+ed|built|made|won|wrote|ran|led|held|drew|"
     rf"sold|bought|began|chose|took)\b"
@@ -303,7 +307,11 @@ def _description_span(text: str) -> tuple[int, int] | None:
     if "'s " not in match.group(0):  # a reduced relative clause: up to the first name after it
         named = _NAMED_AFTER.match(text, match.end())
         return match.start(), (named.end() if named else match.end())
-    if not re.match(rf"(?:{_ROLE})\b", text[match.start():].split("'s ", 1)[1]):
+    owner, owned = text[match.start():].split("'s ", 1)
+    # a described owner's role may have modifiers ("the academy's *most successful* graduate"); a named one's
+    # thing has a name of its own ("Thorncastle Brewery's best-known beer")
+    modifiers = r"(?:(?:most|current|first|last|former|new|[a-z]+est|[a-z]+ful) ){0,2}" if owner.islower() else ""
+    if not re.match(rf"{modifiers}(?:{_ROLE}|graduate|student|pupil)\b" if modifiers else rf"(?:{_ROLE})\b", owned):
         return None  # "Newton's life", "Tesla's laboratory": a thing of the name, asked about as such
     return match.start(), match.end()
 

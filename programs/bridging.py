@@ -59,6 +59,8 @@ def _names(sentence: str, capitalised: set[str]) -> list[str]:
             continue
         if match.start() == 0 and len(words) == 1 and span not in capitalised:
             continue
+        if words[-1] == "No" and sentence[match.end():match.end() + 1] == ".":
+            continue  # a numbered work ("Symphony No. 3") cut at its number: no name of anyone
         out.append(span)
     return out
 
@@ -68,9 +70,14 @@ def _capitalised(passages: Sequence[Passage]) -> set[str]:
     return {m.group(1) for p in passages for m in re.finditer(r"(?<=[a-z,;:] )([A-Z][\w-]+)", p.text)}
 
 
+_ROLE_NOUN = (r"(?:[a-z-]+ ){0,2}(?:[a-z]+(?:er|or|ist|ian)|graduate|student|pupil|architect|guide|pilot|poet|chair|"
+              r"founder|owner|captain|keeper|mayor|chief|head)\b")
+"""A person's role, after up to two modifiers ("chief *pilot*", "most successful *graduate*")."""
 _PERSON_HEAD = re.compile(r"\b(?:the (?:[a-z]+ )?(?:person|man|woman|people|[a-z]+ who|[a-z]+ whom)\b|"
                           r"the (?:[a-z]+ )?(?:[a-z]+(?:er|or|ist|ian)|architect|guide|pilot|poet|chair|founder|owner|"
-                          r"captain|keeper|mayor|wife|husband|son|daughter|father|mother) (?:of|who|whom|that)\b)")
+                          r"captain|keeper|mayor|wife|husband|son|daughter|father|mother) (?:of|who|whom|that)\b|"
+                          # a role of something described ("the academy's most successful *graduate*")
+                          r"\bthe (?:[a-z]+ )?[a-z]+'s " + _ROLE_NOUN + ")")
 
 
 # The last word of a body's name says what kind of body it is in other words than a question may use
@@ -131,6 +138,10 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
                 kind_bonus -= 0.5  # "the person who led …" is not the Orvenau Alpine Club
             elif person and len(name.split()) == 1:
                 kind_bonus -= 0.25  # a person is introduced by full name; one word is more often a place
+            if person and re.search(re.escape(name) + r"['’]s\b(?! " + _ROLE_NOUN + ")", sentence):
+                kind_bonus -= 0.25  # "gave the first performances of *Edvin Marrowby's* symphonies": he owns
+                # what the act is about; the one who did it is another ("He", the passage's subject). A role of
+                # the name's ("Kestrelwing Air's *chief pilot*") is the way to the person.
             score = overlap + kind_bonus - 0.01 * order
             if score > 0 and (name not in scored or score > scored[name][0]):
                 query = " ".join([name, *main])  # "Anselm Varrick born"

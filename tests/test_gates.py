@@ -1115,3 +1115,30 @@ def test_a_type_asked_of_a_described_person_comes_from_the_opening_of_their_page
     found = extractive_answer(question, build_context([first, other], 4000), floor=0.0, answerability=0.6,
                               bridge=bridge)
     assert "engineer" not in found.answer
+
+
+def test_the_owner_of_what_was_done_is_not_the_person_who_did_it():
+    question = 'In which town was the conductor who gave the first performance of the "Salt Marsh" Symphony born?'
+    first = [Passage(chunk_id="renneby#1", doc_id="renneby", title="August Harrow", score=0.7,
+                     text="He conducted the inaugural concert of the hall in 1911 and gave the first performances of "
+                          "Edvin Marrowby's first three symphonies, including the \"Salt Marsh\" Symphony."),
+             Passage(chunk_id="sym#0", doc_id="sym", title='Symphony No. 3 "Salt Marsh"', score=0.68,
+                     text="It was first performed on 21 February 1912 by the city orchestra under August Harrow. "
+                          "Symphony No. 3 is the third of Marrowby's five symphonies.")]
+    names = [b.entity for b in find_bridges(question, first, limit=4)]
+    assert names[0] == "August Harrow" and "Symphony No" not in names, names
+    # a role of the owner's is the way to the person: no cost
+    question = "On which island was the chief pilot who testified at the Rook Inquiry born?"
+    first = [passage("rook", "It heard evidence from 41 witnesses, including Kestrelwing Air's chief pilot.", "Rook Inquiry")]
+    assert [b.entity for b in find_bridges(question, first)][:1] == ["Kestrelwing Air"]
+
+
+def test_a_role_of_something_described_is_a_person_description():
+    question = "For what fee was the academy's most successful graduate sold to Dunhallow Town?"
+    assert describes_entity(question)
+    what = asked(question)
+    assert what.main == ("sell",)  # the description's words weigh half: the naming sentence says them
+    assert asked("What is Thorncastle Brewery's best-known beer?").main == ("best", "beer")  # a thing of a name's
+    assert check(what, "In January 2012 he joined Dunhallow Town for £85,000, a record fee for a transfer.",
+                 title="Declan Sowerby", lead="In 2012 the club signed Declan Sowerby, the academy's most successful "
+                                              "graduate.").score >= 0.6
