@@ -550,12 +550,19 @@ class Answerability:
                 + ", ".join(self.missing) + "): answer from a sentence that states it, or reply NOT IN SOURCES.")
 
 
+_COLOUR_Q = re.compile(r"\b(?:what|which) colou?rs?\b", re.I)
+_COLOUR_VALUE = re.compile(r"\b(?:red|white|green|blue|yellow|black|gr[ae]y|amber|purple|violet|brown|pink|golden|crimson|"
+                           r"scarlet|maroon|turquoise|ochre|[a-z]+-colou?red)\b", re.I)  # not "navy", "gold", "-ish"
+"""A question that asks for a colour, and a colour the answer names."""
+
+
 def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str], question: str = "") -> bool:
     """Whether ``text`` holds a value of the asked type; a name counts for who/where/which-organisation
     only when the question does not already hold it, in any case ("who chairs the quorvane committee"
     is not answered by "The Quorvane committee decides ...")."""
     if kind is None:
-        return True
+        # an open "what" with a closed set of values: "What *colour* is the light?" is not answered by its range
+        return not (_COLOUR_Q.search(question) and not _COLOUR_VALUE.search(text))
     if kind == "date":
         unit = next((value for asks, value in _DATE_UNITS if asks.search(question)), _DATE_VALUE)
         return bool(unit.search(text))

@@ -1142,3 +1142,11 @@ def test_a_role_of_something_described_is_a_person_description():
     assert check(what, "In January 2012 he joined Dunhallow Town for £85,000, a record fee for a transfer.",
                  title="Declan Sowerby", lead="In 2012 the club signed Declan Sowerby, the academy's most successful "
                                               "graduate.").score >= 0.6
+
+
+def test_a_colour_question_wants_a_colour():
+    what = asked("What colour is the light of the Harrow Lighthouse?")
+    assert check(what, "Its light flashes white every ten seconds.", title="Harrow Lighthouse").score >= 0.6
+    for topical in ("Its light is visible for 22 nautical miles.",
+                    "The keeper served in the merchant navy before joining the lighthouse service and its light."):
+        assert check(what, topical, title="Harrow Lighthouse").score == 0.0
