@@ -213,7 +213,8 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "premiere": "first performed premiered",
         "sponsor": "fund funded funding finance financed backing backed",
         "pay": "paid bought buy sold sell purchased cost",
-        "sell": "sold bought buy purchased transfer transferred",  # "*sold to* Dunhallow" / "a record *transfer* fee"
+        "sell": "sold bought buy purchased transfer transferred",
+        "paper": "newspaper courier gazette herald times journal chronicle",  # "which *paper*" / "the Marrowby *Courier*"  # "*sold to* Dunhallow" / "a record *transfer* fee"
         "set": "found founded establish established start started",  # "who *set up* the trust"
         "home": "born native birthplace live lived",  # "his *home* village" / "born in the village of"
         "play": "player played",
@@ -267,7 +268,8 @@ _NOT_ROLE = (r"(?!(?:number|water|winter|summer|center|centre|quarter|river|orde
              r"[a-z]*ment) of\b)")
 _ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|architect|guide|pilot|poet|chair|chairman|chairwoman|coach|dean|"
          r"bishop|priest|judge|chef|mayor|founder|owner|king|queen|wife|husband|son|daughter|father|"
-         r"mother|brother|sister|widow|heir|successor|predecessor|captain|chief|head|keeper|twin town|home town|"
+         r"mother|brother|sister|niece|nephew|cousin|aunt|uncle|grandson|granddaughter|grandfather|grandmother|"
+         r"widow|heir|successor|predecessor|captain|chief|head|keeper|twin town|home town|"
          r"birthplace|home|capital")
 # Things known by a name, so that "the *company* Mira Tell founded" is bridged to it (not "the storms she painted")
 _NAMED_BODIES = (r"company|firm|business|club|society|school|college|university|museum|gallery|library|band|orchestra|"

@@ -1150,3 +1150,11 @@ def test_a_colour_question_wants_a_colour():
     for topical in ("Its light is visible for 22 nautical miles.",
                     "The keeper served in the merchant navy before joining the lighthouse service and its light."):
         assert check(what, topical, title="Harrow Lighthouse").score == 0.0
+
+
+def test_a_relative_by_kinship_is_a_description_and_a_paper_is_named_by_its_title():
+    what = asked("Which paper does Oswin Harrow's niece write for?")
+    assert describes_entity("Which paper does Oswin Harrow's niece write for?")
+    assert what.main == ("writ",)  # "niece" describes whom the question is about; "write" is asked
+    assert check(what, "Lena Harrow (born 1970) is a sports journalist who has been chief football writer of the "
+                       "Marrowby Courier since 1998.", title="Lena Harrow").score >= 0.6
