@@ -172,3 +172,13 @@ def test_lm_judge_with_dummy_lm():
         assert dspy.settings.trace == []
     v = judge.judge("claim", ["a"])  # unparseable output (ChatAdapter, then its JSON fallback)
     assert not v.entailed and v.confidence == 0.0 and "unparseable" in v.rationale
+
+
+def test_a_sentence_opening_on_a_number_word_entails_itself():
+    """"Fourteen" at a sentence's start is a count, not a name the premise lacks (it normalises to 14)."""
+    judge = get_judge("offline")
+    for sentence in ("Fourteen fire engines fought the blaze for six hours.", "Four passengers were killed."):
+        verdict = judge.judge(sentence, [f"The line closed in 1967. {sentence}"])
+        assert verdict.entailed, verdict.rationale
+    assert not judge.judge("Fifteen fire engines fought the blaze for six hours.",
+                           ["Fourteen fire engines fought the blaze for six hours."]).entailed  # another count

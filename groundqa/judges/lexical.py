@@ -208,7 +208,8 @@ def _names(raw: list[str]) -> list[tuple[str, ...]]:
     spans: list[tuple[str, ...]] = []
     current: list[str] = []
     for word in [*raw, "."]:
-        if word[:1].isupper() and word.lower() not in STOPWORDS and word.lower() not in NEGATIONS:
+        if (word[:1].isupper() and word.lower() not in STOPWORDS and word.lower() not in NEGATIONS
+                and normalise_number(word) is None):  # "*Fourteen* fire engines fought …" counts, it names nothing
             current.append(stem(word))
         else:
             if current:
