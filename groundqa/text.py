@@ -7,7 +7,8 @@ import re
 
 # A sentence ends at . ! or ? (optionally followed by closing quotes/brackets and
 # citation marks such as "[1][2]") when whitespace and an upper-case letter, digit,
-# quote or bracket follow, or a lower-case name from code ("max_connections", "wal.segment_size"). Newline pairs (paragraphs) and list bullets also split.
+# quote or bracket follow, or a lower-case name from code ("max_connections", "wal.segment_size").
+# Newline pairs (paragraphs) and list bullets also split.
 _ABBREVIATIONS = {
     "mr", "mrs", "ms", "dr", "prof", "st", "vs", "etc", "e.g", "i.e", "inc", "ltd", "jr", "sr", "no", "fig",
     "approx", "dept", "est", "mt", "ft",

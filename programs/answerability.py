@@ -213,8 +213,8 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "premiere": "first performed premiered",
         "sponsor": "fund funded funding finance financed backing backed",
         "pay": "paid bought buy sold sell purchased cost",
-        "sell": "sold bought buy purchased transfer transferred",
-        "paper": "newspaper courier gazette herald times journal chronicle",  # "which *paper*" / "the Marrowby *Courier*"  # "*sold to* Dunhallow" / "a record *transfer* fee"
+        "sell": "sold bought buy purchased transfer transferred",  # "*sold to* Dunhallow" / "a record *transfer* fee"
+        "paper": "newspaper courier gazette herald times journal chronicle",  # "which *paper*" / "the *Courier*"
         "set": "found founded establish established start started",  # "who *set up* the trust"
         "home": "born native birthplace live lived",  # "his *home* village" / "born in the village of"
         "play": "player played",
@@ -271,6 +271,8 @@ _ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|architect|guide|pilot|poet|chair|chai
          r"mother|brother|sister|niece|nephew|cousin|aunt|uncle|grandson|granddaughter|grandfather|grandmother|"
          r"widow|heir|successor|predecessor|captain|chief|head|keeper|twin town|home town|"
          r"birthplace|home|capital")
+_ROLE_MODIFIERS = r"(?:(?:most|current|first|last|former|new|best-known|[a-z]+est|[a-z]+ful) ){0,2}"
+"""Up to two words that pick one holder of a role ("the academy's *most successful* graduate")."""
 # Things known by a name, so that "the *company* Mira Tell founded" is bridged to it (not "the storms she painted")
 _NAMED_BODIES = (r"company|firm|business|club|society|school|college|university|museum|gallery|library|band|orchestra|"
                  r"choir|team|party|newspaper|magazine|label|publisher|shipyard|yard|ship|boat|vessel|station|"
@@ -280,8 +282,7 @@ _DESCRIPTION = re.compile(
     rf"\bthe (?:[a-z]+ ){{0,2}}[a-z]+ (?:who|whom|that|which|whose|where|(?:[a-z]+ed|built|run|led|held|written|"
     rf"drawn|made|won|painted|founded) by)\b|\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) of\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*'s [a-z]+"
     # a role of something described itself ("the academy's most successful *graduate*", "the museum's *curator*")
-    rf"|\bthe (?:[a-z]+ )?[a-z]+'s (?:(?:most|current|first|last|former|new|best-known|[a-z]+est|[a-z]+ful) ){{0,2}}"
-    rf"(?:{_ROLE}|graduate|student|pupil)\b"
+    rf"|\bthe (?:[a-z]+ )?[a-z]+'s {_ROLE_MODIFIERS}(?:{_ROLE}|graduate|student|pupil)\b"
     # a contact clause ("the company *Mira Tell founded*"): a noun, a name, and what the name did to it
     rf"|(?<!\bwas )(?<!\bwere )(?<!\bis )(?<!\bare )\bthe (?:[a-z]+ )?(?:{_NAMED_BODIES}) [A-Z][a-z]+(?: [A-Z][a-z]+)* (?:[a-z]+ed|built|made|won|wrote|ran|led|held|drew|"
     rf"sold|bought|began|chose|took)\b"
@@ -312,7 +313,7 @@ def _description_span(text: str) -> tuple[int, int] | None:
     owner, owned = text[match.start():].split("'s ", 1)
     # a described owner's role may have modifiers ("the academy's *most successful* graduate"); a named one's
     # thing has a name of its own ("Thorncastle Brewery's best-known beer")
-    modifiers = r"(?:(?:most|current|first|last|former|new|[a-z]+est|[a-z]+ful) ){0,2}" if owner.islower() else ""
+    modifiers = _ROLE_MODIFIERS if owner.islower() else ""
     if not re.match(rf"{modifiers}(?:{_ROLE}|graduate|student|pupil)\b" if modifiers else rf"(?:{_ROLE})\b", owned):
         return None  # "Newton's life", "Tesla's laboratory": a thing of the name, asked about as such
     return match.start(), match.end()
@@ -676,7 +677,7 @@ def value_beside(what: Asked, text: str, window: int = 3) -> bool:
     return any(abs(i - j) <= window for i in valued for j in said)
 
 
-def unsaid(what: Asked, known: str) -> tuple[str, ...]:
+def _unsaid(what: Asked, known: str) -> tuple[str, ...]:
     """The terms of the question's main clause that ``known`` (what was read already) does not say."""
     if not known:
         return what.main
@@ -692,7 +693,7 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
     # a near-match by prefix does not count where a word of the description shares it: "Greta Voss is a
     # *composer*" names the description ("the composer of the Tide Suite"), not "teach *composition*"
     described = {t[:5] for t in what.attribute if t not in what.main}
-    terms = unsaid(what, known) or what.main
+    terms = _unsaid(what, known) or what.main
     return any(_term_present(t, feats.content, frozenset() if t[:5] in described else feats.prefixes)
                for t in (*terms, *((what.slot,) if what.slot else ())))
 
@@ -776,4 +777,4 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
 
 
 __all__ = ["CALENDAR_WORDS", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "holds_value", "mentions", "substitution",
-           "unsaid", "value_beside"]
+           "value_beside"]
