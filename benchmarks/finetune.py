@@ -89,7 +89,9 @@ def finetune_suite(args: argparse.Namespace) -> dict[str, Any]:
         for data, suite in runs:
             for lm in ("embedded-base", "embedded"):
                 say(f"finetune: {data} on {lm}{' + adapter' if lm == 'embedded' else ''}")
-                result = suite(argparse.Namespace(**{**vars(args), "lm": lm, "programs": GQA}))
+                # both LMs are asked where no passage sentence answers (the embedded base default asks neither)
+                result = suite(argparse.Namespace(**{**vars(args), "lm": lm, "programs": GQA,
+                                                     "qa_overrides": {"generate_unanswered": True}}))
                 row = _grounded_row(result)
                 if row is not None:
                     rows.append(_table_row(data, "base" if lm == "embedded-base" else "adapter", row))

@@ -143,12 +143,14 @@ def run_quality(
     adapter: Any = None,
     quick: bool = False,
     calibration_group: Any = None,
+    qa_overrides: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Evaluate every program of ``programs`` on ``questions`` with ``inner_lm`` over ``store``.
 
     Peers call ``MeteredLM(inner_lm)``; GroundedQA calls ``GuardedLM(MeteredLM(inner_lm))`` (its runtime:
     budgets, usage, traces). Caches are not touched here: the caller turns them off. ``config_lm``
-    picks GroundedQA's defaults (:meth:`QAConfig.for_lm`). Returns ``{"rows": [...], "compile": ...,
+    picks GroundedQA's defaults (:meth:`QAConfig.for_lm`), ``qa_overrides`` changes them for every
+    GroundedQA variant. Returns ``{"rows": [...], "compile": ...,
     "reports": {name: EvaluationReport}}``.
     """
     from groundqa.evaluation import evaluate
@@ -162,11 +164,11 @@ def run_quality(
     adapter = adapter or dspy.ChatAdapter(use_json_adapter_fallback=not config_lm.startswith("embedded"))
     k = int(getattr(settings, "k", 4))
     retriever = MeteredRetriever(store, meter, k=k, cache=None)
-    base_config = QAConfig.for_lm(config_lm)
+    base_config = QAConfig.for_lm(config_lm, **(qa_overrides or {}))
     peer_k = min(k, base_config.gates.max_passages)  # the peers see as many passages as GroundedQA shows its LM
 
     def grounded(**overrides: Any) -> GroundedQA:
-        return GroundedQA(retriever, QAConfig.for_lm(config_lm, **overrides))
+        return GroundedQA(retriever, QAConfig.for_lm(config_lm, **{**(qa_overrides or {}), **overrides}))
 
     compile_info: dict[str, Any] | None = None
     built: dict[str, tuple[Any, bool, float]] = {}
@@ -430,13 +432,15 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
     if unknown:
         raise ValueError(f"unknown program(s) {', '.join(unknown)}; choose from {', '.join(PROGRAMS)}")
     settings = load_settings(lm=getattr(args, "lm", None), cache=False)
+    qa_overrides = dict(getattr(args, "qa_overrides", None) or {})
     data = suite_data(args)
     bundled = data.dataset.kind == "bundled"
     config = {"lm": settings.lm, "data": data.data, "split": "test" if bundled else "sample",
               "questions": len(data.questions), "quick": data.quick, "seed": data.seed, "program": program_path,
               "peer_module": "ChainOfThought" if peer_reasoning else "Predict", "dspy_cache": False,
               "retrieval_cache": False, "k": settings.k, "judge": "offline", "threads": 1, "programs": programs,
-              **({"squad_eval": data.squad_eval} if not bundled else {})}
+              **({"squad_eval": data.squad_eval} if not bundled else {}),
+              **({"qa_overrides": qa_overrides} if qa_overrides else {})}
     if data.skip:
         return skipped_result("Peers", config, data.skip)
     guarded = configure_lm(settings)
@@ -448,7 +452,8 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
         load_before = load_average_text()
         outcome = run_quality(inner, store, data.questions, data.train, settings, settings.lm,
                               program_path=program_path, programs=programs, peer_reasoning=peer_reasoning,
-                              seed=data.seed, quick=data.quick, calibration_group=calibration_group(data))
+                              seed=data.seed, quick=data.quick, calibration_group=calibration_group(data),
+                              qa_overrides=qa_overrides)
         load_after = load_average_text()
     notes = [
         f"LM {settings.lm} (one object shared by every program; DSPy cache off, retrieval cache off, "

@@ -78,6 +78,8 @@ def build_program(settings: Settings, store: CorpusStore | None = None, program_
     store = store or open_store(settings)
     cache = RetrievalCache(Path(settings.cache_dir) / "retrieval") if settings.cache else None
     retriever = Retriever(store, k=settings.k, cache=cache)
+    if settings.adapter is not None:  # a tuned embedded LM is asked to write where no sentence answers
+        config_overrides.setdefault("generate_unanswered", True)
     program = GroundedQA(retriever, QAConfig.for_lm(settings.lm, **{"k": settings.k, **config_overrides}))
     if program_path is not None:
         from groundqa.programs.persistence import load_program

@@ -321,6 +321,8 @@ def compile_program(settings: Settings, options: CompileOptions, out: Callable[[
             if adapter is not None and settings.adapter != adapter.path:  # later steps and the evaluation run it
                 settings = settings.model_copy(update={"adapter": adapter.path})
                 configure_lm(settings)
+                # the tuned LM is asked where no sentence answers, as build_program does for a program with an adapter
+                compiled.config = compiled.config.model_copy(update={"generate_unanswered": True})
         compile_s = time.perf_counter() - t0
         calibration = getattr(compiled, "calibration", None)
         selection = getattr(compiled, "selection", None)

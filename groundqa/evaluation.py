@@ -50,6 +50,8 @@ class QuestionRecord(BaseModel):
     abstained: bool = False
     abstain_reason: str | None = None
     exit_reason: str | None = None
+    mode: str = Field(default="none", description="how the answer was made: generated (the LM), extractive or none")
+    lm_calls: int = Field(default=0, description="LM calls the question made (cache hits included)")
     error: str | None = None
     latency_s: float = 0.0
     scores: ItemScores = Field(default_factory=ItemScores)
@@ -271,6 +273,8 @@ def evaluate(
             abstained=item.abstained,
             abstain_reason=result.abstain_reason.value if result is not None and result.abstain_reason else None,
             exit_reason=result.exit_reason.value if result is not None else None,
+            mode=result.mode if result is not None else "none",
+            lm_calls=result.usage.lm_calls if result is not None else 0,
             error=item.error or error,
             latency_s=float(pred.get("latency_s") or 0.0) if isinstance(pred, dspy.Prediction) else 0.0,
             scores=item,

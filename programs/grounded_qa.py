@@ -75,6 +75,10 @@ class QAConfig(BaseModel):
     reasoning: bool = False
     max_attempts: int = Field(default=2, ge=1, description="synthesis attempts, the first included")
     fallback: Literal["extractive", "abstain"] = "extractive"
+    generate_unanswered: bool = Field(
+        default=True, description="ask the LM to write the answer where the extractive answer, tried first "
+                                  "(gates.extractive_first < 1), finds no passage sentence that answers; off, such a "
+                                  "question goes straight to the fallback")
     unsupported_policy: Literal["drop", "abstain"] = "drop"
     multi_hop: Literal["heuristic", "lm", "off"] = "heuristic"
     bridging: bool = Field(default=True, description="retrieve again for the entity a described question's "
@@ -110,8 +114,11 @@ class QAConfig(BaseModel):
             # score either: it rarely writes an answer the contracts keep, so an answer is cut at 48 tokens (no
             # development score changed at 48, 96 or 256; a sentence it has not ended by then fails the citation
             # contract, and those unended sentences are what made the slowest questions slow: p95 10.9 s at 256).
+            # Nor is it asked at all since (generate_unanswered off): over the 795 questions of the eleven
+            # development sets it was asked 231 times and none of its answers was kept, each call 2-3 s on 2 cores:
+            # the slowest questions were all of them. A tuned adapter turns it back on (groundqa.app.build_program).
             base: dict[str, Any] = {"premise_extractor": "heuristic", "premise_judge": "offline", "max_passages": 3,
-                                    "extractive_first": 0.0, "max_attempts": 1,
+                                    "extractive_first": 0.0, "max_attempts": 1, "generate_unanswered": False,
                                     "budgets": Budgets(max_context_chars=2400, max_answer_tokens=48)}
         else:
             base = {"premise_extractor": "lm", "premise_judge": "lm", "reasoning": False}
@@ -403,6 +410,9 @@ class GroundedQA(dspy.Module):
                 state.note(f"answered from the passages without the LM: the extractive answer scores "
                            f"{min(scores):.2f} >= {gates.extractive_first}")
                 return self._finish(result, found.answer, context, scores, mode="extractive")
+        if not cfg.generate_unanswered and gates.extractive_first < 1.0:
+            state.note("the LM is not asked to write an answer (generate_unanswered off)")
+            return self._extractive(question, result, context, bridge, citable, found)
         texts = [p.text for p in context.passages]
         titles = [p.title for p in context.passages]
         try:

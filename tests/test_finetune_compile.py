@@ -55,6 +55,8 @@ def test_finetune_compiles_saves_and_loads_a_program_with_its_adapter(tmp_path: 
     assert program_settings(settings.model_copy(update={"lm": "embedded-base"}), outcome.program_path).adapter is None
     program = build_program(run, program_path=outcome.program_path)
     assert program.adapter.sha256 == record["sha256"]
+    # the tuned LM is asked where no passage sentence answers; the base model is not
+    assert program.config.generate_unanswered and not build_program(settings).config.generate_unanswered
 
     # a damaged adapter is one clear line, before any LM loads it
     (folder / "adapter.gguf").write_bytes(b"not an adapter")

@@ -59,10 +59,18 @@ def test_the_embedded_default_answers_from_a_close_sentence_without_the_lm(store
     assert not result.abstained and result.mode == "extractive" and lm.calls == 0
     assert "Marchetti" in result.answer and result.citations
     assert any("without the LM" in note for note in result.notes)
-    strict, lm = program(store, extractive_first=0.99)  # no sentence scores that high: the LM is asked
+    # no sentence scores that high: the embedded default does not ask the base LM (generate_unanswered off) and
+    # goes straight to the fallback, which answers from the passages
+    assert QAConfig.for_lm("embedded").generate_unanswered is False
+    assert QAConfig.for_lm("openai/gpt-4o-mini").generate_unanswered is True
+    plain, lm = program(store, extractive_first=0.99)
+    result = plain.run("Who designed the harbor lights of Port Vessany?")
+    assert result.mode == "extractive" and lm.calls == 0 and "Marchetti" in result.answer
+    assert any("not asked" in note for note in result.notes)
+    strict, lm = program(store, extractive_first=0.99, generate_unanswered=True)  # with it on, the LM is asked
     assert strict.run("Who designed the harbor lights of Port Vessany?").mode == "generated" and lm.calls == 1
     # a close sentence whose answer would fall below the confidence gate is not given without the LM either
-    unsure, lm = program(store, extractive_first=0.4, min_confidence=0.99)
+    unsure, lm = program(store, extractive_first=0.4, min_confidence=0.99, generate_unanswered=True)
     result = unsure.run("Who designed the harbor lights of Port Vessany?")
     assert lm.calls == 1 and result.abstained and result.abstain_reason == AbstainReason.LOW_CONFIDENCE
     assert not any("without the LM" in note for note in result.notes)
