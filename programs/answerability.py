@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from groundqa.hypernyms import names_a_kind_of
 from groundqa.judges.lexical import NOT_A_PERSON, features, stem
 from groundqa.text import strip_citations
 
@@ -380,6 +381,10 @@ class Asked:
     """(modifier, head) pairs of a compound's last two terms ("the *surface area*", "what *track gauge*"): a
     sentence that says the head with no rival modifier need not say this one ("covers an *area* of 6.4 km²";
     a "*cruising* speed" is no "top speed")."""
+    category: str = ""
+    """The asked noun as written, where the question asks for an instance of it ("what *instrument* did he
+    play", "what kind of *business*"): a sentence that names a kind of it ("a keen amateur *flute* player",
+    WordNet's musical instrument; :mod:`groundqa.hypernyms`) says it."""
     optional: frozenset[str] = frozenset()
     """Terms whose absence costs nothing: a verb that only carries the slot ("What gauge does it *use*?",
     "What motto *appears* beneath the crest?"). Said, they count like any other."""
@@ -461,13 +466,16 @@ def asked(question: str) -> Asked:
     pair = tuple(_superlative_base(stem(w.lower())) for w in compound.groups()) if compound else ()
     heads = ((pair[0], pair[1]),) if pair and pair[0] in terms and pair[1] in terms and pair[2] not in terms else ()
     optional = frozenset(t for t in terms if slot and t in _SLOT_VERBS)
+    named_kind = _KIND_OF.match(read.strip()) or _SLOT_NOUN.match(read.strip()) or _TYPED_SLOT.match(read.strip())
+    category = named_kind.group(1).lower() if named_kind else ""
+    category = category if _superlative_base(stem(category)) in terms else ""
     relation = trailing.group(0).lower() if trailing and terms and max(terms.values()) < 0.5 else ""
     said = (_DATED_EVENT.match(question.strip()) if kind == "date" else _DOER.match(read.strip()) if kind == "person"
             else _COUNTED.match(question.strip()))
     event = stem(said.group(1)) if said and stem(said.group(1)) in terms else ""
     return Asked(question, kind, tuple(order), frozenset(name_tokens), tuple(terms[t] for t in order), event,
                  relation if relation in _RELATIONS else "", _subject_name(question, feats.names),
-                 slot if slot in terms else "", heads, optional)
+                 slot if slot in terms else "", heads, category, optional)
 
 
 # The two words right after the wh-phrase, and the word after them: "What's the *surface area of*", "What
@@ -497,7 +505,10 @@ def _subject_name(question: str, names: tuple[tuple[str, ...], ...]) -> tuple[tu
     return tuple(name for name in names if name and set(name) <= words)
 
 
-_SLOT_NOUN = re.compile(rf"^(?:\w+ )?(?i:which|what|how many|how much) (?:(?!{_AUX}\b)[a-z]+ )?([a-z]+) (?:{_AUX}|[a-z]+(?:ed|s))\b")
+_SLOT_NOUN = re.compile(rf"^(?:\w+ )?(?i:which|what|how many|how much) (?:(?!{_AUX}\b)[a-z]+ )?(?!{_AUX}\b)([a-z]+) "
+                        rf"(?:{_AUX}|[a-z]+(?:ed|s))\b")
+# "What *kind of* business did he run?": the noun after it is what the answer names a kind of
+_KIND_OF = re.compile(r"^(?:\w+ )?(?i:which|what) (?i:kind|kinds|type|types|sort|sorts) of ([a-z]+)\b")
 
 
 def _slot_noun(question: str) -> str | None:
@@ -695,7 +706,16 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
     described = {t[:5] for t in what.attribute if t not in what.main}
     terms = _unsaid(what, known) or what.main
     return any(_term_present(t, feats.content, frozenset() if t[:5] in described else feats.prefixes)
-               for t in (*terms, *((what.slot,) if what.slot else ())))
+               for t in (*terms, *((what.slot,) if what.slot else ()))) or (
+        # a kind of the asked noun mentions it where the main clause asks for it ("What kind of *business* did he
+        # run?": "he ran a sports *shop*"), not where it only names the slot ("What *colour* is the light?": a
+        # white tower says nothing of the light)
+        _superlative_base(stem(what.category)) in terms and _kind_said(what, text))
+
+
+def _kind_said(what: Asked, text: str) -> bool:
+    """Whether ``text`` names a kind of the asked noun ("flute" for "what *instrument*")."""
+    return bool(what.category) and names_a_kind_of(text, what.category) is not None
 
 
 _LIFE_EVENTS = frozenset(("born", "die"))
@@ -746,7 +766,8 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     said = feats.content | (feats.tokens & _LIFE_EVENTS) if what.kind == "date" else feats.content
     missing = tuple(t for t in what.attribute if not _term_present(t, said, feats.prefixes)
                     and not (t in _UNIT_SIGNS and _UNIT_SIGNS[t].search(text)))
-    missing = tuple(t for t in missing if t not in what.optional and not _head_said(what, t, text))
+    missing = tuple(t for t in missing if t not in what.optional and not _head_said(what, t, text)
+                    and not (t == _superlative_base(stem(what.category)) and _kind_said(what, text)))
     swapped = substitution(what, text, conflict_coverage, title)
     if swapped is not None:
         missing = (*missing, f"the sentence {swapped}")

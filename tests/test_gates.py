@@ -1158,3 +1158,21 @@ def test_a_relative_by_kinship_is_a_description_and_a_paper_is_named_by_its_titl
     assert what.main == ("writ",)  # "niece" describes whom the question is about; "write" is asked
     assert check(what, "Lena Harrow (born 1970) is a sports journalist who has been chief football writer of the "
                        "Marrowby Courier since 1998.", title="Lena Harrow").score >= 0.6
+
+
+def test_a_kind_of_the_asked_noun_says_it():
+    """WordNet's hypernyms (groundqa.hypernyms): "gneiss" is a stone, a "shop" a business; words the question
+    asks about that are not what was asked are still needed."""
+    stone = asked("What stone was used for the walls of the Harrow Museum?")
+    assert stone.category == "stone" and stone.slot  # "was" is no slot noun: "stone" is
+    gneiss = check(stone, "Its walls are built of grey gneiss from the quarry above the village.", title="Harrow Museum")
+    assert gneiss.score == 1.0 and gneiss.missing == ()
+    assert "ston" in check(stone, "Its walls are painted white.", title="Harrow Museum").missing  # no kind of stone
+    assert "wall" in check(stone, "Its floors are laid in grey gneiss.", title="Harrow Museum").missing
+    business = asked("What kind of business did the goalkeeper run after he retired?")
+    assert business.category == "business"
+    assert check(business, "After retiring he ran a sports shop on Kiln Row for 20 years.").score >= 0.6
+    assert check(business, "After retiring he ran marathons for 20 years.").score < 0.6
+    # a kind of the slot's noun does not speak for the main clause: a white tower says nothing of the light
+    colour = asked("What colour is the light of the Harrow Lighthouse?")
+    assert check(colour, "The tower is painted white with a single red band.", title="Harrow Lighthouse").score == 0.0
