@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from groundqa.judges import EntailmentJudge
-from groundqa.judges.lexical import features, negates
+from groundqa.judges.lexical import features, negated_clause, negates
 from groundqa.signatures.types import Passage
 from groundqa.store.embeddings import get_embedder
 from groundqa.text import split_sentences, strip_citations
@@ -86,7 +86,7 @@ def _denial_in_other_words(claim: str, context: NumberedContext, allowed: list[P
                            similarity: float) -> PolarAnswer | None:
     """A negated sentence about the claim's subject that means nearly what the claim says ("Sarn never
     exhibited outside the valley" for "Sarn show her paintings outside the valley"): "No", from cosine
-    ``similarity`` on. Words alone miss it (exhibited / show); an unrelated negation about the same person
+    ``similarity`` on, between the claim and the sentence or its denying clause. Words alone miss it (exhibited / show); an unrelated negation about the same person
     ("has never worked in engineering") stays below (development data, ``python scripts/denial_similarity.py``:
     silent questions at most 0.48; five explicit denials 0.65-0.84, four worded further off 0.37-0.44 are
     missed)."""
@@ -100,13 +100,24 @@ def _denial_in_other_words(claim: str, context: NumberedContext, allowed: list[P
                 candidates.append((passage, sentence))
     if not candidates:
         return None
-    vectors = get_embedder().embed([claim, *(sentence for _, sentence in candidates)])
-    scores = [sum(a * b for a, b in zip(vectors[0], v, strict=True)) for v in vectors[1:]]
+    scores = denial_similarities(claim, [sentence for _, sentence in candidates])
     best = max(range(len(scores)), key=scores.__getitem__)
     if scores[best] < similarity:
         return None
     passage, sentence = candidates[best]
     return PolarAnswer("no", context.passages.index(passage) + 1, sentence, round(scores[best], 4))
+
+
+def denial_similarities(claim: str, sentences: list[str]) -> list[float]:
+    """How near each negated sentence means to ``claim``: the cosine to the sentence or to its denying clause,
+    whichever is nearer (the clauses that go on about a denial, "…, which he regarded as loose and unlucky",
+    pull the sentence away from the claim it denies)."""
+    if not sentences:
+        return []
+    texts = [text for sentence in sentences for text in (sentence, negated_clause(sentence))]
+    vectors = get_embedder().embed([claim, *texts])
+    cosines = [sum(a * b for a, b in zip(vectors[0], v, strict=True)) for v in vectors[1:]]
+    return [max(cosines[2 * i], cosines[2 * i + 1]) for i in range(len(sentences))]
 
 
 def _best_sentence(claim: str, text: str, title: str = "") -> tuple[str, float]:
@@ -123,4 +134,4 @@ def _best_sentence(claim: str, text: str, title: str = "") -> tuple[str, float]:
     return best, covered(best)
 
 
-__all__ = ["PolarAnswer", "polar_answer", "statement"]
+__all__ = ["PolarAnswer", "denial_similarities", "polar_answer", "statement"]

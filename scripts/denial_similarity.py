@@ -17,11 +17,10 @@ from groundqa.datasets.loaders import load_corpus, load_questions_jsonl
 from groundqa.experiment_data import ExperimentData
 from groundqa.ingest import ingest_documents
 from groundqa.judges.lexical import features, negates
-from groundqa.programs.polar import statement
-from groundqa.store.embeddings import get_embedder
+from groundqa.programs.polar import denial_similarities, statement
 from groundqa.text import split_sentences, strip_citations
 
-WORKBENCH = ("software", "valley", "institute")
+WORKBENCH = ("software", "valley", "institute", "orchestra", "railway", "vineyard", "airline", "football")
 
 
 def development_sets():
@@ -33,7 +32,6 @@ def development_sets():
 
 
 def main() -> None:
-    embedder = get_embedder()
     print("set | said | cosine | statement | closest negated sentence")
     for name, docs, questions in development_sets():
         settings = Settings().model_copy(update={"collection": ExperimentData(name, docs, [], questions).collection})
@@ -45,14 +43,14 @@ def main() -> None:
                 continue
             claim = statement(q.question)
             surnames = {n[-1] for n in features(claim).names}
-            best = (0.0, "")
+            negated = []
             for passage in program.retriever.retrieve(q.question, program.gates.k):
                 for raw in split_sentences(passage.text):
                     sentence = strip_citations(raw)
                     about = features(f"{passage.title}. {sentence}")
                     if negates(sentence) and all(about.covers(s) for s in surnames):
-                        a, b = embedder.embed([claim, sentence])
-                        best = max(best, (sum(x * y for x, y in zip(a, b, strict=True)), sentence))
+                        negated.append(sentence)
+            best = max(zip(denial_similarities(claim, negated), negated, strict=True), default=(0.0, ""))
             said = "No" if q.answers == ["No"] else "silent"
             print(f"{name} | {said} | {best[0]:.2f} | {claim} | {best[1][:80]}")
 

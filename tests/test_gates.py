@@ -411,6 +411,27 @@ def test_no_in_other_words_from_a_close_negated_sentence_only():
     assert polar_answer(unrelated, context, judge, 0.5, 0.6, denial_similarity=Gates().denial_similarity) is None
 
 
+def test_a_denial_is_read_without_the_clauses_that_go_on_about_it():
+    """"Varrick never set foot on the Grauzahn, which he regarded as loose …" denies the climb: its denying
+    clause is compared with the claim (the whole sentence is too far from it), and "and" keeps what it joins."""
+    from groundqa.judges.lexical import negated_clause
+    from groundqa.programs.polar import denial_similarities
+
+    sentence = ("Varrick never set foot on the Grauzahn, which he regarded as loose and unlucky; he is said to have "
+                "turned down a client who offered him a year's earnings to attempt it.")
+    assert negated_clause(sentence) == "Varrick never set foot on the Grauzahn"
+    assert negated_clause("The winery is not a member and has never sold grapes to it.") == \
+        "The winery is not a member and has never sold grapes to it."
+    assert negated_clause("Varrick climbed it twice.") == "Varrick climbed it twice."
+    claim = "Anselm Varrick climb the Grauzahn"
+    (near,) = denial_similarities(claim, [sentence])
+    assert near >= Gates().denial_similarity > denial_similarities(claim, ["Varrick never married."])[0]
+    context = NumberedContext([passage("varrick", f"Anselm Varrick was a guide. {sentence}", "Anselm Varrick")], "")
+    answer = polar_answer("Did Anselm Varrick ever climb the Grauzahn?", context, get_judge("offline"), 0.5, 0.6,
+                          denial_similarity=Gates().denial_similarity)
+    assert answer is not None and answer.verdict == "no" and "never set foot" in answer.sentence
+
+
 def test_a_name_the_question_already_holds_is_no_answer_to_who_even_in_lower_case():
     what = asked("who chairs the quorvane steering committee")
     assert check(what, "The Quorvane steering committee decides the project's technical direction.").score == 0

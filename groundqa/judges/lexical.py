@@ -249,6 +249,18 @@ def negates(sentence: str) -> bool:
                 or NEGATIONS & set(sentence.lower().replace("whether or not", "whether").split()))
 
 
+# Where a sentence goes on about what it said (not "and", which may join what it denies to the rest)
+_SUBCLAUSE = re.compile(r"[;,:()]|\s(?:but|although|though|while|whereas|which|who)\s")
+
+
+def negated_clause(sentence: str) -> str:
+    """The clause of ``sentence`` that denies ("Varrick never set foot on the Grauzahn" of "…, which he regarded
+    as loose and unlucky; he is said to have …"), else the whole sentence: what a denial means, without the
+    clauses that only go on about it."""
+    clauses = [c.strip() for c in _SUBCLAUSE.split(sentence) if c and c.strip()]
+    return next((c for c in clauses if negates(c)), sentence)
+
+
 # The last word of a name that is a body or a place, never a person ("Orvenau Alpine *Club*").
 NOT_A_PERSON = frozenset(stem(w) for w in ["club", "institute", "institution", "museum", "station", "company", "systems", "society", "school", "university", "college", "academy", "island", "lake", "river", "glacier", "valley", "mountain", "peak", "street", "square", "bridge", "hall", "church", "chapel", "library", "garden", "trust", "foundation", "council", "committee", "orchestra", "festival", "league", "party", "railway", "line", "port", "harbour", "harbor", "shipyard", "slipways", "works", "press", "gazette", "house", "hotel", "hospital", "clinic", "centre", "center", "laboratory", "observatory", "park", "reserve", "strait", "sea", "bay", "ridge", "pass", "village", "town", "city", "county", "province", "region", "district"])
 
