@@ -64,8 +64,10 @@ def _nouns() -> _Nouns:
     return _Nouns(tuple(parents), senses, tuple(depth))
 
 
-def _lemma(word: str, senses: dict[str, tuple[int, ...]]) -> str | None:
-    """``word`` or its singular as WordNet lists it ("flutes" -> "flute", "ferries" -> "ferry")."""
+def _senses(word: str) -> tuple[int, ...]:
+    """The synsets of ``word`` or of its singular as WordNet lists it ("flutes" -> "flute", "ferries" ->
+    "ferry"), commonest first; none for a word WordNet lacks."""
+    senses = _nouns().senses
     word = word.lower()
     candidates = [word]
     if word.endswith("ies") and len(word) > 4:
@@ -74,29 +76,23 @@ def _lemma(word: str, senses: dict[str, tuple[int, ...]]) -> str | None:
         candidates.append(word[:-2])
     if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
         candidates.append(word[:-1])
-    return next((c for c in candidates if c in senses), None)
+    return next((senses[c] for c in candidates if c in senses), ())
 
 
 @lru_cache(maxsize=4096)
 def kinds_of(category: str) -> frozenset[int]:
     """The synsets ``category`` names (each deep enough to name a kind; empty for an unknown word)."""
-    nouns = _nouns()
-    lemma = _lemma(category, nouns.senses)
-    if lemma is None:
-        return frozenset()
-    return frozenset(s for s in nouns.senses[lemma] if nouns.depth[s] >= MIN_DEPTH)
+    depth = _nouns().depth
+    return frozenset(s for s in _senses(category) if depth[s] >= MIN_DEPTH)
 
 
 @lru_cache(maxsize=65536)
 def _ancestors(word: str) -> frozenset[int]:
-    nouns = _nouns()
-    lemma = _lemma(word, nouns.senses)
-    if lemma is None:
-        return frozenset()
+    parents = _nouns().parents
     seen: set[int] = set()
-    stack = list(nouns.senses[lemma][:SENSES])
+    stack = list(_senses(word)[:SENSES])
     while stack:
-        for parent in nouns.parents[stack.pop()]:
+        for parent in parents[stack.pop()]:
             if parent not in seen:
                 seen.add(parent)
                 stack.append(parent)
