@@ -399,6 +399,11 @@ class Asked:
         return top or self.attribute
 
     @property
+    def category_term(self) -> str:
+        """The asked noun as an attribute term ("instrument", "ston"), or "" where none is asked."""
+        return _superlative_base(stem(self.category)) if self.category else ""
+
+    @property
     def type_only(self) -> bool:
         """Whether the main clause asks only for a type and every term describes what has it ("What was the
         *profession* of the man whose daughter gave her name to No. 1?"): a bridged answer need only hold a
@@ -710,7 +715,7 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
         # a kind of the asked noun mentions it where the main clause asks for it ("What kind of *business* did he
         # run?": "he ran a sports *shop*"), not where it only names the slot ("What *colour* is the light?": a
         # white tower says nothing of the light)
-        _superlative_base(stem(what.category)) in terms and _kind_said(what, text))
+        what.category_term in terms and _kind_said(what, text))
 
 
 def _kind_said(what: Asked, text: str) -> bool:
@@ -767,7 +772,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     missing = tuple(t for t in what.attribute if not _term_present(t, said, feats.prefixes)
                     and not (t in _UNIT_SIGNS and _UNIT_SIGNS[t].search(text)))
     missing = tuple(t for t in missing if t not in what.optional and not _head_said(what, t, text)
-                    and not (t == _superlative_base(stem(what.category)) and _kind_said(what, text)))
+                    and not (t == what.category_term and _kind_said(what, text)))
     swapped = substitution(what, text, conflict_coverage, title)
     if swapped is not None:
         missing = (*missing, f"the sentence {swapped}")
