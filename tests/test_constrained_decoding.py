@@ -137,3 +137,20 @@ def test_regex_decoder_matches_the_gbnf_grammar_on_the_real_model(embedded_lm, t
         assert answer == "NOT IN SOURCES" or regex.fullmatch(r".+ \[[12]\](\[[12]\])?", answer)
     with pytest.raises(ValueError, match="cite_decoder"):
         EmbeddedLM(tmp_path, cite_decoder="lark")
+
+
+def test_the_structural_tokens_are_cached_per_model_object_not_per_address() -> None:
+    """A freed model's entry goes with it: an ``id()`` is reused, and a new model at the same address (another
+    vocabulary) must not read the old one's token ids (it did, in a full test run: an index out of bounds)."""
+    import gc
+
+    from groundqa.lm.citation_decoding import _STRUCTURAL_TOKENS, structural_tokens
+
+    small = FakeLlama(["", "x", "."])
+    assert structural_tokens(small).tolist() == [2]
+    assert small in _STRUCTURAL_TOKENS
+    before = len(_STRUCTURAL_TOKENS)
+    del small
+    gc.collect()
+    assert len(_STRUCTURAL_TOKENS) == before - 1
+    assert structural_tokens(FakeLlama(["", "x", "y", "[1]"])).tolist() == [3]

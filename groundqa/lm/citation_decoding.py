@@ -17,6 +17,7 @@ unless the repeat penalty applied after this processor reorders the few candidat
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,15 +39,17 @@ def citation_pattern(n_passages: int) -> str:
 
 
 _STRUCTURAL = frozenset(" .?![]0123456789\n#\"'")
-_STRUCTURAL_TOKENS: dict[int, np.ndarray] = {}
-"""Per model: the tokens whose text has no letter (punctuation, digits, brackets, markers), found once."""
+_STRUCTURAL_TOKENS: weakref.WeakKeyDictionary[Any, np.ndarray] = weakref.WeakKeyDictionary()
+"""Per model object: the tokens whose text has no letter (punctuation, digits, brackets, markers), found once.
+Keyed by the object itself, held weakly: an ``id()`` is reused once a model is freed, and another model at
+that address (another vocabulary) would have read this one's tokens."""
 
 
 def structural_tokens(llm: Any) -> np.ndarray:
     """The ids of ``llm``'s tokens made only of punctuation, digits, brackets and spaces: what closes a
     sentence and writes its citation. Scanned once per model (a few seconds for 262,144 tokens)."""
-    key = id(llm)
-    if key not in _STRUCTURAL_TOKENS:
+    cached = _STRUCTURAL_TOKENS.get(llm)
+    if cached is None:
         ids = []
         for token in range(llm.n_vocab()):
             try:
@@ -55,8 +58,8 @@ def structural_tokens(llm: Any) -> np.ndarray:
                 continue
             if text and set(text) <= _STRUCTURAL:
                 ids.append(token)
-        _STRUCTURAL_TOKENS[key] = np.asarray(ids, dtype=np.int64)
-    return _STRUCTURAL_TOKENS[key]
+        cached = _STRUCTURAL_TOKENS[llm] = np.asarray(ids, dtype=np.int64)
+    return cached
 
 
 class RegexConstraint:
