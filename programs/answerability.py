@@ -401,7 +401,7 @@ class Asked:
     @property
     def category_term(self) -> str:
         """The asked noun as an attribute term ("instrument", "ston"), or "" where none is asked."""
-        return _superlative_base(stem(self.category)) if self.category else ""
+        return _kind_term(self.category)
 
     @property
     def type_only(self) -> bool:
@@ -473,7 +473,7 @@ def asked(question: str) -> Asked:
     optional = frozenset(t for t in terms if slot and t in _SLOT_VERBS)
     named_kind = _KIND_OF.match(read.strip()) or _SLOT_NOUN.match(read.strip()) or _TYPED_SLOT.match(read.strip())
     category = named_kind.group(1).lower() if named_kind else ""
-    category = category if _superlative_base(stem(category)) in terms else ""
+    category = category if _kind_term(category) in terms else ""
     relation = trailing.group(0).lower() if trailing and terms and max(terms.values()) < 0.5 else ""
     said = (_DATED_EVENT.match(question.strip()) if kind == "date" else _DOER.match(read.strip()) if kind == "person"
             else _COUNTED.match(question.strip()))
@@ -716,6 +716,11 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
         # run?": "he ran a sports *shop*"), not where it only names the slot ("What *colour* is the light?": a
         # white tower says nothing of the light)
         what.category_term in terms and _kind_said(what, text))
+
+
+def _kind_term(category: str) -> str:
+    """The attribute term of an asked noun ("stone" -> "ston"), "" for none."""
+    return _superlative_base(stem(category)) if category else ""
 
 
 def _kind_said(what: Asked, text: str) -> bool:
