@@ -1,0 +1,379 @@
+"""An answerability judge on the embedded LM: a LoRA that reads (passage title, sentence before, sentence,
+question) and says " yes" or " no" -- the experiment of BENCHMARKS "Session 15".
+
+Training data comes only from the six SQuAD 2.0 training articles (``SQUAD2_TRAIN_ARTICLES``): the
+sentence holding a gold answer (yes), the sentence holding an unanswerable question's plausible answer
+(no: SQuAD 2.0's adversarial negatives) and, for half the answerable questions, another sentence of the
+paragraph (no). Steps, each a subcommand:
+
+    python scripts/judge_adapter.py pairs  --out DIR      # judge pairs, tokenized as llama.cpp does
+    python scripts/judge_adapter.py pack   --out DIR      # base weights for a GPU lease (see below)
+    python scripts/judge_adapter.py train  --data DIR --out RUN [--device cuda]
+    python scripts/judge_adapter.py export --run RUN      # RUN/judge.gguf, a llama.cpp LoRA adapter
+    python scripts/judge_adapter.py score  --adapter RUN/judge.gguf --evaluations TAG-  # dev sets
+
+``train`` needs only torch, transformers, peft, gguf, numpy and safetensors, so it also runs on a bare
+GPU machine. ``pack`` writes the base model's exact weights for it: every block tensor as its raw GGUF
+quantised bytes and only the token-embedding rows the pairs use (6,800 of 262,144), each checked
+against transformers' own dequantisation; the judge's loss reads the logits of " yes" and " no" alone,
+so the pruned vocabulary changes nothing it computes. On CPU, ``train`` reads the same files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+PROMPT = "{title}. {context}\nQuestion: {question}\nDoes the text answer the question? Answer:"
+TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+HELD_BACK = "Normans"  # the training article each configuration is scored on before the final run
+
+
+def judge_prompt(title: str, before: str, sentence: str, question: str) -> str:
+    return PROMPT.format(title=title, context=f"{before} {sentence}".strip(), question=question.strip())
+
+
+def _base_gguf() -> Path:
+    from groundqa.config import Settings
+    from groundqa.lm.embedded import model_path
+
+    return Path(model_path(Settings().cache_dir))
+
+
+def _sentence_at(sentences: list[str], paragraph: str, offset: int) -> int | None:
+    position = 0
+    for i, sentence in enumerate(sentences):
+        start = paragraph.find(sentence, position)
+        if start < 0:
+            continue
+        if start <= offset < start + len(sentence) + 1:
+            return i
+        position = start + len(sentence)
+    return None
+
+
+def _pair(article: str, sentences: list[str], qa: dict[str, Any], k: int, label: int, kind: str,
+          suffix: str = "") -> dict[str, Any]:
+    """One judge pair: sentence ``k`` of a paragraph (after the one before it) and the question."""
+    before = sentences[k - 1] if k else ""
+    return {"article": article, "id": qa["id"] + suffix, "label": label, "kind": kind,
+            "prompt": judge_prompt(article.replace("_", " "), before, sentences[k], qa["question"])}
+
+
+def make_pairs(out: Path) -> None:
+    """``out/pairs.jsonl`` (prompt, label, kind, token ids) and ``out/labels.json`` (the two label tokens)."""
+    from llama_cpp import Llama
+
+    from groundqa.datasets.squad import SQUAD2_TRAIN_ARTICLES, default_squad2_path
+    from groundqa.text import split_sentences
+
+    rng = random.Random(0)
+    rows: list[dict[str, Any]] = []
+    for article in json.loads(default_squad2_path().read_text())["data"]:
+        if article["title"] not in SQUAD2_TRAIN_ARTICLES:
+            continue
+        for paragraph in article["paragraphs"]:
+            sentences = split_sentences(paragraph["context"])
+            for qa in paragraph["qas"]:
+                spans = qa["plausible_answers"] if qa["is_impossible"] else qa["answers"]
+                i = _sentence_at(sentences, paragraph["context"], spans[0]["answer_start"]) if spans else None
+                if i is None:
+                    continue
+
+                rows.append(_pair(article["title"], sentences, qa, i, *((0, "plausible") if qa["is_impossible"] else (1, "gold"))))
+                if not qa["is_impossible"] and len(sentences) > 1 and rng.random() < 0.5:
+                    others = [k for k in range(len(sentences)) if k != i and spans[0]["text"] not in sentences[k]]
+                    if others:
+                        rows.append(_pair(article["title"], sentences, qa, rng.choice(others), 0, "other", "-other"))
+    vocab = Llama(model_path=str(_base_gguf()), vocab_only=True, verbose=False)
+    for row in rows:
+        row["ids"] = vocab.tokenize(row["prompt"].encode(), add_bos=True, special=False)
+    labels = {w: vocab.tokenize(f" {w}".encode(), add_bos=False, special=False) for w in ("yes", "no")}
+    if any(len(ids) != 1 for ids in labels.values()):
+        raise SystemExit(f"' yes' and ' no' must be one token each: {labels}")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (out / "labels.json").write_text(json.dumps(labels))
+    kinds = {k: sum(r["kind"] == k for r in rows) for k in ("gold", "plausible", "other")}
+    print(f"{len(rows)} pairs {kinds} -> {out}", file=sys.stderr)
+
+
+def pack(out: Path, hf_dir: Path) -> None:
+    """``out/weights-a.npz`` + ``out/weights-b.npz`` (two parts under a lease's 64 MiB each), ``meta.json``,
+    ``vocab_keep.npy`` and ``config.json``; ``hf_dir`` is the dequantised transformers copy that
+    ``groundqa.lm.finetune.lora.load_base_model`` caches, against which every tensor is checked."""
+    import gguf
+    import numpy as np
+    from gguf.quants import dequantize
+    from safetensors.numpy import load_file
+
+    reader = gguf.GGUFReader(str(_base_gguf()))
+    tensors = {t.name: t for t in reader.tensors}
+    names = gguf.get_tensor_name_map(gguf.MODEL_ARCH.GEMMA3, 18)
+    keep_ids: set[int] = {0, 1, 2}
+    for line in (out / "pairs.jsonl").open():
+        keep_ids.update(json.loads(line)["ids"])
+    for ids in json.loads((out / "labels.json").read_text()).values():
+        keep_ids.update(ids)
+    keep = np.array(sorted(keep_ids), dtype=np.int64)
+    meta: dict[str, Any] = {}
+    arrays: dict[str, Any] = {}
+    for key, value in load_file(str(hf_dir / "model.safetensors")).items():
+        if key == "lm_head.weight":  # tied: saved once, under the head's name
+            key, tensor = "model.embed_tokens.weight", tensors["token_embd.weight"]
+            raw = np.asarray(tensor.data).reshape(tensor.data.shape[0], -1)[keep]
+            if not np.array_equal(dequantize(raw, tensor.tensor_type).reshape(len(keep), -1), value[keep]):
+                raise SystemExit("the embedding rows do not dequantise to transformers' copy")
+            arrays[key], meta[key] = raw, {"type": int(tensor.tensor_type), "shape": [len(keep), value.shape[1]], "plus": 0.0}
+            continue
+        tensor = tensors[names.get_name(key.removesuffix(".weight")) + ".weight"]
+        raw = np.asarray(tensor.data)
+        weights = dequantize(raw, tensor.tensor_type).reshape(value.shape)
+        plus = 0.0 if np.array_equal(weights, value) else -1.0  # llama.cpp stores Gemma's norms as 1 + w
+        if plus and not np.allclose(weights - 1.0, value, atol=1e-6):
+            raise SystemExit(f"{key}: the GGUF tensor does not match transformers' copy")
+        arrays[key], meta[key] = raw, {"type": int(tensor.tensor_type), "shape": list(value.shape), "plus": plus}
+    parts: list[dict[str, Any]] = [{}, {}]
+    size = 0
+    for key in sorted(arrays):
+        size += arrays[key].nbytes
+        parts[0 if size < 52e6 else 1][key] = arrays[key]
+    np.savez(out / "weights-a.npz", **parts[0])
+    np.savez(out / "weights-b.npz", **parts[1])
+    np.save(out / "vocab_keep.npy", keep)
+    (out / "meta.json").write_text(json.dumps(meta))
+    (out / "config.json").write_text((hf_dir / "config.json").read_text())
+    print(f"{len(meta)} tensors, {len(keep)} vocabulary rows -> {out}", file=sys.stderr)
+
+
+def train(data: Path, out: Path, device: str, weights_a: Path | None) -> None:
+    """Score three configurations on the held-back article, train the best on every pair, write
+    ``out/judge-lora.safetensors`` and ``out/judge-train.json``."""
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+    from gguf import GGMLQuantizationType
+    from gguf.quants import dequantize
+    from peft import LoraConfig, get_peft_model, get_peft_model_state_dict
+    from safetensors.torch import save_file
+    from transformers import AutoConfig, Gemma3ForCausalLM
+
+    started = time.time()
+    meta = json.loads((data / "meta.json").read_text())
+    raw = dict(np.load(weights_a or data / "weights-a.npz"))
+    raw.update(dict(np.load(data / "weights-b.npz")))
+    keep = np.load(data / "vocab_keep.npy")
+    state = {k: torch.from_numpy(dequantize(raw[k], GGMLQuantizationType(m["type"])).reshape(m["shape"]).astype(np.float32)
+                                 + m["plus"]) for k, m in meta.items()}
+    labels = json.loads((data / "labels.json").read_text())
+    yes, no = (int(np.searchsorted(keep, labels[w][0])) for w in ("yes", "no"))
+    rows = [json.loads(line) for line in (data / "pairs.jsonl").open()]
+    for row in rows:
+        row["x"] = np.searchsorted(keep, row["ids"]).tolist()
+
+    def base_model() -> Any:
+        config = AutoConfig.from_pretrained(data)
+        config.vocab_size = len(keep)
+        model = Gemma3ForCausalLM(config)
+        missing, unexpected = model.load_state_dict(state, strict=False)
+        if unexpected or set(missing) - {"lm_head.weight"}:
+            raise SystemExit(f"weights do not fit the model: missing {missing}, unexpected {unexpected}")
+        model.tie_weights()
+        return model.to(device)
+
+    def margins(model: Any, batch: list[dict[str, Any]]) -> Any:
+        """logit(" yes") - logit(" no") after each prompt, as llama.cpp reads it."""
+        width = max(len(r["x"]) for r in batch)
+        ids = torch.zeros(len(batch), width, dtype=torch.long)
+        mask = torch.zeros(len(batch), width, dtype=torch.long)
+        for i, r in enumerate(batch):
+            ids[i, : len(r["x"])], mask[i, : len(r["x"])] = torch.tensor(r["x"]), 1
+        ids, mask = ids.to(device), mask.to(device)
+        body = model.get_base_model().model if hasattr(model, "get_base_model") else model.model
+        hidden = body(input_ids=ids, attention_mask=mask, use_cache=False).last_hidden_state
+        last = hidden[torch.arange(len(batch), device=device), mask.sum(1) - 1].float()
+        head = model.get_input_embeddings().weight[[yes, no]].float()
+        return last @ head.T
+
+    def evaluate(model: Any, pairs: list[dict[str, Any]]) -> dict[str, Any]:
+        model.eval()
+        scores: list[float] = []
+        with torch.no_grad(), torch.autocast(device, dtype=torch.bfloat16):
+            for i in range(0, len(pairs), 64):
+                s = margins(model, pairs[i: i + 64])
+                scores += (s[:, 0] - s[:, 1]).tolist()
+        y, m = np.array([r["label"] for r in pairs]), np.array(scores)
+        pos, neg = m[y == 1], m[y == 0]
+        by_kind = {k: round(float(np.mean([(m[j] > 0) == (pairs[j]["label"] == 1) for j in idx])), 3)
+                   for k in ("gold", "plausible", "other") if (idx := [j for j, r in enumerate(pairs) if r["kind"] == k])}
+        return {"auc": round(float((pos[:, None] > neg[None, :]).mean()), 4),
+                "accuracy": round(float(((m > 0) == (y == 1)).mean()), 4), "by_kind": by_kind}
+
+    def fit(pairs: list[dict[str, Any]], settings: dict[str, Any], held: list[dict[str, Any]] | None) -> tuple[Any, list]:
+        torch.manual_seed(0)
+        model = get_peft_model(base_model(), LoraConfig(r=settings["rank"], lora_alpha=settings["alpha"],
+                                                        lora_dropout=0.0, target_modules=TARGETS, bias="none"))
+        optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings["lr"],
+                                      weight_decay=0.0)
+        steps = settings["epochs"] * math.ceil(len(pairs) / settings["batch"])
+        warm = max(1, steps // 10)
+        schedule = torch.optim.lr_scheduler.LambdaLR(
+            optimizer, lambda s: min(1.0, (s + 1) / warm) * max(0.0, (steps - s) / steps))
+        history = [{"epoch": 0, **evaluate(model, held)}] if held else []
+        for epoch in range(settings["epochs"]):
+            order = list(range(len(pairs)))
+            random.Random(f"0:{epoch}").shuffle(order)
+            model.train()
+            losses = []
+            for i in range(0, len(order), settings["batch"]):
+                batch = [pairs[j] for j in order[i: i + settings["batch"]]]
+                with torch.autocast(device, dtype=torch.bfloat16):
+                    s = margins(model, batch)
+                loss = F.cross_entropy(s, torch.tensor([0 if r["label"] else 1 for r in batch], device=device))
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                optimizer.step()
+                schedule.step()
+                optimizer.zero_grad()
+                losses.append(loss.item())
+            record = {"epoch": epoch + 1, "loss": round(float(np.mean(losses)), 4)}
+            if held:
+                record.update(evaluate(model, held))
+            history.append(record)
+            print(json.dumps(record), file=sys.stderr, flush=True)
+        return model, history
+
+    fitting = [r for r in rows if r["article"] != HELD_BACK]
+    held = [r for r in rows if r["article"] == HELD_BACK]
+    configs = [{"rank": 16, "alpha": 32, "lr": 2e-4, "batch": 16, "epochs": 3},
+               {"rank": 16, "alpha": 32, "lr": 1e-4, "batch": 16, "epochs": 3},
+               {"rank": 16, "alpha": 32, "lr": 4e-4, "batch": 16, "epochs": 2}]
+    runs = []
+    for settings in configs:
+        t = time.time()
+        runs.append({"config": settings, "history": fit(fitting, settings, held)[1], "seconds": round(time.time() - t, 1)})
+    best = max(runs, key=lambda r: r["history"][-1]["auc"])["config"]
+    model, history = fit(rows, best, None)
+    out.mkdir(parents=True, exist_ok=True)
+    lora = get_peft_model_state_dict(model, save_embedding_layers=False)
+    save_file({k: v.detach().float().cpu().contiguous() for k, v in lora.items() if "lora_" in k},
+              str(out / "judge-lora.safetensors"))
+    with torch.no_grad():
+        check = margins(model.eval(), rows[:8])
+    (out / "judge-train.json").write_text(json.dumps({
+        "held_back_article": HELD_BACK, "pairs": len(rows), "pairs_fitted_per_config": len(fitting),
+        "pairs_held_back": len(held), "runs": runs, "final": {"config": best, "history": history},
+        "margins_rows_0_8": (check[:, 0] - check[:, 1]).tolist(), "alpha": best["alpha"],
+        "device": torch.cuda.get_device_name(0) if device == "cuda" else device,
+        "seconds": round(time.time() - started, 1)}, indent=1))
+
+
+def export(run: Path) -> None:
+    """``run/judge.gguf`` from ``run/judge-lora.safetensors``; prints llama.cpp's margins on the first
+    eight pairs beside the trainer's (they agree within bf16 training noise)."""
+    from safetensors.numpy import load_file
+
+    from groundqa.lm.finetune.adapter import base_model_sha256
+    from groundqa.lm.finetune.export import write_adapter_gguf
+
+    base = _base_gguf()
+    trained = json.loads((run / "judge-train.json").read_text())
+    path = write_adapter_gguf(load_file(str(run / "judge-lora.safetensors")), run / "judge.gguf",
+                              alpha=trained["alpha"], base_sha256=base_model_sha256(base), n_blocks=18)
+    print(f"{path} ({path.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
+
+
+class Judge:
+    """The adapter in llama.cpp: ``margin(title, before, sentence, question)`` = logit(" yes") - logit(" no")."""
+
+    def __init__(self, adapter: Path | None) -> None:
+        from llama_cpp import Llama
+
+        self.llm = Llama(model_path=str(_base_gguf()), lora_path=str(adapter) if adapter else None, n_ctx=1024,
+                         n_threads=min(2, os.cpu_count() or 1), verbose=False)
+        self.yes, self.no = (self.llm.tokenize(f" {w}".encode(), add_bos=False, special=False)[0] for w in ("yes", "no"))
+
+    def margin(self, title: str, before: str, sentence: str, question: str) -> float:
+        import llama_cpp
+        import numpy as np
+
+        ids = self.llm.tokenize(judge_prompt(title, before, sentence, question).encode(), add_bos=True, special=False)
+        self.llm.reset()
+        self.llm.eval(ids)
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.llm.ctx, -1), shape=(self.llm.n_vocab(),))
+        return float(logits[self.yes] - logits[self.no])
+
+
+WORKBENCH = ("software", "valley", "institute", "orchestra", "railway", "vineyard", "airline", "football")
+
+
+def score(adapter: Path | None, evaluations: str) -> None:
+    """Veto analysis on the development sets: every kept answer of ``{evaluations}{set}.json`` (saved by
+    ``groundqa evaluate --json``) is judged sentence by sentence; prints, per threshold t, the change in
+    each set's composite had answers whose first sentence scores below t abstained instead."""
+    from groundqa.text import split_sentences, strip_citations
+
+    judge = Judge(adapter)
+    sets = {"train": "datasets/bundled/corpus.jsonl", "bundledx": "datasets/bundled/corpus.jsonl",
+            **{s: f"datasets/workbench/{s}/corpus.jsonl" for s in WORKBENCH}}
+    deltas: dict[str, list[tuple[float, float, int]]] = {}
+    for name, corpus in sets.items():
+        docs: dict[str, list[list[str]]] = {}
+        for line in Path(corpus).read_text().splitlines():
+            doc = json.loads(line)
+            docs.setdefault(doc["title"], []).append(split_sentences(doc["text"]))
+        records = json.loads(Path(f"{evaluations}{name}.json").read_text())["records"]
+        deltas[name] = []
+        for r in records:
+            if r["abstained"] or r["error"] or not r["answer"] or not r["cited_sources"]:
+                continue
+            sentence, title = strip_citations(split_sentences(r["answer"])[0]).strip(), r["cited_sources"][0]
+            before = next((s[s.index(sentence) - 1] for s in docs.get(title, []) if sentence in s and s.index(sentence)), "")
+            margin = judge.margin(title, before, sentence, r["question"])
+            vetoed = (1.0 if r["scores"]["should_abstain"] else 0.0) - r["scores"]["score"]
+            deltas[name].append((margin, vetoed, len(records)))
+        print(f"{name}: {len(deltas[name])} answers judged", file=sys.stderr, flush=True)
+    print("t      " + " ".join(f"{n[:8]:>8}" for n in deltas) + "    mean")
+    for t in (-4, -3, -2, -1, 0):
+        changes = [sum(v for m, v, _ in rows if m < t) / rows[0][2] if rows else 0.0 for rows in deltas.values()]
+        print(f"{t:>4}   " + " ".join(f"{c:+8.3f}" for c in changes) + f"  {sum(changes) / len(changes):+.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="step", required=True)
+    sub.add_parser("pairs").add_argument("--out", type=Path, required=True)
+    p = sub.add_parser("pack")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--hf-dir", type=Path, required=True, help="the dequantised transformers copy of the base")
+    p = sub.add_parser("train")
+    p.add_argument("--data", type=Path, required=True)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--weights-a", type=Path, help="the first weights part, where it was copied elsewhere")
+    sub.add_parser("export").add_argument("--run", type=Path, required=True)
+    p = sub.add_parser("score")
+    p.add_argument("--adapter", type=Path, help="none: the base model")
+    p.add_argument("--evaluations", required=True, help="prefix of the saved evaluations, e.g. /tmp/dev/e65-")
+    args = parser.parse_args()
+    if args.step == "pairs":
+        make_pairs(args.out)
+    elif args.step == "pack":
+        pack(args.out, args.hf_dir)
+    elif args.step == "train":
+        train(args.data, args.out, args.device, args.weights_a)
+    elif args.step == "export":
+        export(args.run)
+    else:
+        score(args.adapter, args.evaluations)
+
+
+if __name__ == "__main__":
+    main()
