@@ -729,11 +729,12 @@ def _kind_said(what: Asked, text: str) -> bool:
 
 
 _LIFE_EVENTS = frozenset(("born", "die"))
+# An area, or the two sides that give one ("a shed measuring 48 m by 30 m")
+_AREA_SIGNS = re.compile(r"\d\s*(?:m²|km²|ha)\b|\d\s*(?:m|km|metres?|meters?|feet|ft)\s*(?:by|x|×)\s*\d")
 # Units written as signs, which no word list sees ("held at 20 °C")
 _UNIT_SIGNS = {stem("temperature"): re.compile(r"\d\s*°"), stem("deep"): re.compile(r"\d\s*m\b"),
                stem("high"): re.compile(r"\d\s*m\b"), stem("tall"): re.compile(r"\d\s*m\b"),
-               stem("long"): re.compile(r"\d\s*(?:m|km)\b"), stem("big"): re.compile(r"\d\s*(?:m²|km²|ha)\b"),
-               stem("size"): re.compile(r"\d\s*(?:m²|km²|ha)\b")}
+               stem("long"): re.compile(r"\d\s*(?:m|km)\b"), stem("big"): _AREA_SIGNS, stem("size"): _AREA_SIGNS}
 _BORN_WHEN = re.compile(r"\(born (?:on )?(?:\d{1,2} [A-Z][a-z]+ )?\d{4}\)|\(\d{4}\s*[–-]\s*\d{4}\)")
 # The words that put something in a trailing clause's relation to what it names.
 _RELATIONS: dict[str, frozenset[str]] = {word: frozenset(stem(w) for w in _words(words)) for word, words in {

@@ -222,6 +222,13 @@ def test_a_dimension_or_a_year_the_question_asks_for_is_required():
     assert check(fare, "The fare rose to 6.50 crowns in 2021.").has_type
 
 
+def test_two_sides_give_a_size():
+    big = asked("How big is the boathouse of the Orlo Rowing Club?")
+    assert check(big, "The club rows from a boathouse measuring 30 m by 12 m.").has_type
+    assert check(big, "The boathouse covers 360 m².").has_type
+    assert not check(big, "The boathouse was built 30 m from the shore in 1912.").has_type  # one length is no size
+
+
 # -- presuppositions -----------------------------------------------------------------------------
 @pytest.mark.parametrize("question", [
     "How high is Mount Kestrel?", "How deep is Lake Orlo at its deepest point?",
