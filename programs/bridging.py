@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from groundqa.hypernyms import names_a_kind_of
 from groundqa.judges.lexical import NOT_A_PERSON, STOPWORDS, features, stem
 from groundqa.signatures.types import Passage
 from groundqa.text import split_sentences, strip_citations
@@ -97,6 +98,13 @@ def _kinds(tokens: set[str]) -> frozenset[str]:
     return frozenset().union(*(_KIND_OF.get(t, frozenset()) for t in tokens))
 
 
+def _head_is_a_kind(name: str, nouns: Sequence[str]) -> bool:
+    """Whether the name's last word names a kind of a noun the question describes ("Dunmarrow Point
+    *Aerodrome*" for "the *airfield* where ...", by WordNet's hypernyms)."""
+    head = name.replace("-", " ").split()[-1]
+    return len(head) > 3 and any(names_a_kind_of(head.lower(), noun) for noun in nouns)
+
+
 def _wants_person(question: str) -> bool:
     """The description's head is a person ("the guide who …", "the composer of …", "the man honoured …")."""
     return bool(_PERSON_HEAD.search(question))
@@ -123,6 +131,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     scored: dict[str, tuple[float, Bridge]] = {}
     main = _surface(question, asked(question).main)
     person = _wants_person(question)
+    described = [w.lower() for w in _surface(question, sorted(wanted.content - known)) if len(w) > 3]
     for order, passage, sentence in units:
         unit = features(f"{passage.title}. {sentence}")
         overlap = sum(unit.covers(t) for t in wanted.content) / max(1, len(wanted.content))
@@ -130,7 +139,8 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             tokens = {stem(w) for w in name.replace("-", " ").split()}
             if tokens <= known:
                 continue
-            kind_bonus = 0.5 if (tokens | _kinds(tokens)) & (wanted.content - known) else 0.0
+            said = (tokens | _kinds(tokens)) & (wanted.content - known) or _head_is_a_kind(name, described)
+            kind_bonus = 0.5 if said else 0.0
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):
                 kind_bonus += 0.5  # an eponym: "Ansel *Drummore*" for "the amphipod Eurythenes *drummorei*"

@@ -690,6 +690,14 @@ def test_a_body_named_by_another_word_for_its_kind_is_the_bridge():
     assert bridge is not None and bridge.entity == "Hollins Maritime Trust"
 
 
+def test_a_name_whose_head_is_a_kind_of_the_described_noun_is_the_bridge():
+    # WordNet: an aerodrome is a kind of airfield, so "Corran Aerodrome" is "the airfield where ..."
+    wreck = passage("wreck", "The Osprey, a Halden H-4 flown by Marten Quill, was wrecked on 3 May 1988 while "
+                             "landing at Corran Aerodrome in a crosswind.", "Osprey")
+    bridge = find_bridge("How long is the runway at the airfield where the Osprey was wrecked?", [wreck])
+    assert bridge is not None and bridge.entity == "Corran Aerodrome"
+
+
 def test_the_noun_of_a_typed_slot_weighs_half_before_an_irregular_verb():
     # "Which shipyard built …": the answer names the yard ("the Brannock & Lyle yard"), often without "shipyard"
     what = asked("Which shipyard built the Ellen Strand?")
