@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from groundqa.judges import get_judge
-from groundqa.judges.lexical import features
+from groundqa.judges.lexical import features, stem
 from groundqa.programs.answerability import asked, check, substitution
 from groundqa.programs.bridging import describes_entity, find_bridge, find_bridges, second_hop_target
 from groundqa.programs.context import NumberedContext
@@ -211,6 +211,13 @@ def test_the_premise_judge_reads_a_surname_as_the_person_unless_a_namesake_is_na
     assert judge.judge(claim, ["In 1988 Westraven received the Halden Prize for his survey of the shelf."]).entailed
     assert not judge.judge(claim, ["In 1988 Maud Westraven received the Halden Prize."]).entailed  # a namesake
     assert not judge.judge(claim, ["In 1988 Ellery received the Halden Prize."]).entailed  # somebody else
+
+
+def test_being_awarded_a_prize_is_receiving_it():
+    # "Which prize did Ilse Marrow receive in 1994?" presupposes she received something in 1994
+    awarded = features("In 1994 she was awarded the Orlo Medal for her survey of the fjord.")
+    assert awarded.covers(stem("receive")) and awarded.covers(stem("received"))
+    assert not features("In 1994 she retired after her survey of the fjord.").covers(stem("receive"))
 
 
 def test_a_dimension_or_a_year_the_question_asks_for_is_required():

@@ -38,7 +38,7 @@ _NUMBER_WORDS = {
 _SYNONYMS = {
     "start": "begin", "commenc": "begin", "establish": "found", "acquir": "buy", "purchas": "buy",
     "construct": "build", "erect": "build", "manufactur": "make", "produc": "make", "finish": "end",
-    "conclud": "end", "ceas": "end", "larg": "big",
+    "conclud": "end", "ceas": "end", "larg": "big", "award": "receiv",
     # derived nouns of dimension adjectives: "a depth of 112 metres" ~ "112 metres deep"
     "depth": "deep", "height": "high", "length": "long", "width": "wid", "breadth": "broad", "strength": "strong",
 }
