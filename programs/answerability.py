@@ -645,6 +645,10 @@ def _unnamed(what: Asked, text: str) -> list[str]:
 
 _MEASURED = re.compile(r"\b\d[\d,.]*\s*(?:metres?|meters?|m|km|kilometres?|kilometers?|feet|ft|foot|miles?)\s+"
                        r"(wide|long|high|tall|deep|thick)\b", re.I)
+# A length given by what runs along it ("the cellar *runs for 380 metres* parallel to the river")
+_RUNS_FOR = re.compile(r"\b(?:runs?|ran|stretch(?:es|ed)?|extends?|extended)\s+(?:for\s+)?(?:some\s+|about\s+|"
+                       r"roughly\s+|nearly\s+|almost\s+)?\d[\d,.]*\s*(?:metres?|meters?|m|km|kilometres?|kilometers?|"
+                       r"feet|ft|miles?)\b", re.I)
 _SAME_DIMENSION = {"deep": {"deep", "depth"}, "high": {"high", "tall", "height", "altitude", "elevation"},
                    "tall": {"tall", "high", "height"}, "long": {"long", "length"}, "wide": {"wide", "width"}}
 
@@ -652,7 +656,7 @@ _SAME_DIMENSION = {"deep": {"deep", "depth"}, "high": {"high", "tall", "height",
 def _other_dimension(what: Asked, text: str) -> str:
     """The dimension ``text`` measures when it is not the one asked ("140 metres *wide*" for "how deep"), else ""."""
     asked_dims = [t for t in what.required if t in _SAME_DIMENSION]
-    measured = [m.group(1).lower() for m in _MEASURED.finditer(text)]
+    measured = [m.group(1).lower() for m in _MEASURED.finditer(text)] + ["long" for _ in _RUNS_FOR.finditer(text)]
     if not asked_dims or not measured:
         return ""
     same = _SAME_DIMENSION[asked_dims[0]]

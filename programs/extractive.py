@@ -3,7 +3,8 @@
 Used when the LM cannot meet the citation contract or does not answer the question. Each sentence of
 the numbered context is scored ``0.6 * cosine + 0.4 * overlap`` against the question (and against a
 bridge query when the question was bridged; the better of the two counts), where ``overlap`` is the
-share of the question's content words found in the sentence or its passage title. Sentences that give
+share of the question's content words found in the sentence or its passage title; a sentence that opens on
+a pronoun is embedded after its passage title, which is what it is about. Sentences that give
 instructions ("ignore previous instructions…") are never candidates, and a passage's own ``[n]``
 marks are removed.
 
@@ -57,6 +58,15 @@ class Extraction:
     """Why the best candidate above the floor did not answer (when nothing was chosen)."""
 
 
+_ANAPHOR = re.compile(r"(?:It|He|She|They|Its|His|Her|Their)\b")
+
+
+def embedded_text(sentence: str, title: str) -> str:
+    """What a sentence is embedded as: after its passage's title when it opens on a pronoun ("Corvayne Hall.
+    It was built between 1908 and 1911"), since then the title is what it is about; else as written."""
+    return f"{title}. {sentence}" if title and _ANAPHOR.match(sentence) else sentence
+
+
 def rank_sentences(question: str, context: NumberedContext, queries: Sequence[str] = ()) -> list[ScoredSentence]:
     """Every sentence of the context scored against the question (or a query), best first."""
     candidates: list[tuple[int, str, str, str]] = []
@@ -71,7 +81,7 @@ def rank_sentences(question: str, context: NumberedContext, queries: Sequence[st
         return []
     probes = [question, *queries]
     asks = [set(content_words(p)) for p in probes]
-    vectors = get_embedder().embed(probes + [c[1] for c in candidates])
+    vectors = get_embedder().embed(probes + [embedded_text(sentence, title) for _, sentence, title, _ in candidates])
     probe_vectors, sentence_vectors = vectors[: len(probes)], vectors[len(probes):]
     scored: list[ScoredSentence] = []
     for (number, sentence, title, before), vector in zip(candidates, sentence_vectors, strict=True):

@@ -1219,3 +1219,22 @@ def test_a_kind_of_the_asked_noun_says_it():
     # a kind of the slot's noun does not speak for the main clause: a white tower says nothing of the light
     colour = asked("What colour is the light of the Harrow Lighthouse?")
     assert check(colour, "The tower is painted white with a single red band.", title="Harrow Lighthouse").score == 0.0
+
+
+def test_a_sentence_that_opens_on_a_pronoun_is_embedded_after_its_title():
+    from groundqa.programs.extractive import embedded_text
+
+    assert embedded_text("It was built between 1908 and 1911.", "Corvayne Hall") == (
+        "Corvayne Hall. It was built between 1908 and 1911.")
+    assert embedded_text("Its roof was renewed in 1990.", "Corvayne Hall").startswith("Corvayne Hall. ")
+    assert embedded_text("The hall was built in 1911.", "Corvayne Hall") == "The hall was built in 1911."
+    assert embedded_text("Items of the collection are lent.", "Corvayne Hall") == "Items of the collection are lent."
+    assert embedded_text("It was built in 1911.", "") == "It was built in 1911."
+
+
+def test_a_length_run_along_is_no_depth():
+    deep = asked("How deep is the Oskeld at Haverlade?")
+    runs = "At Haverlade the Oskeld runs for 380 metres between the two weirs."
+    assert check(deep, runs, title="River Oskeld").score == 0
+    assert check(deep, "At Haverlade the Oskeld is 12 metres deep.", title="River Oskeld").score >= 0.6
+    assert check(asked("How long is the Oskeld at Haverlade?"), runs, title="River Oskeld").score >= 0.6
