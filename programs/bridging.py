@@ -105,6 +105,13 @@ def _head_is_a_kind(name: str, nouns: Sequence[str]) -> bool:
     return len(head) > 3 and any(names_a_kind_of(head.lower(), noun) for noun in nouns)
 
 
+def _called(name: str, sentence: str, nouns: Sequence[str]) -> bool:
+    """Whether the sentence calls the name by a noun the question describes, right before it ("hauled by
+    *locomotive* No. 3 Hadwig", "the *architect* Ilse Varnholt")."""
+    return any(re.search(rf"\b{re.escape(noun)}s?\s+(?:No\.?\s*\d+\s+)?{re.escape(name)}\b", sentence, re.I)
+               for noun in nouns)
+
+
 def _wants_person(question: str) -> bool:
     """The description's head is a person ("the guide who …", "the composer of …", "the man honoured …")."""
     return bool(_PERSON_HEAD.search(question))
@@ -139,7 +146,8 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             tokens = {stem(w) for w in name.replace("-", " ").split()}
             if tokens <= known:
                 continue
-            said = (tokens | _kinds(tokens)) & (wanted.content - known) or _head_is_a_kind(name, described)
+            said = ((tokens | _kinds(tokens)) & (wanted.content - known) or _head_is_a_kind(name, described)
+                    or _called(name, sentence, described))
             kind_bonus = 0.5 if said else 0.0
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):

@@ -104,14 +104,22 @@ def _bridge_sentence(context: NumberedContext, bridge: Bridge | None, candidate:
     return None
 
 
+_YEARS = re.compile(r"\b(?:1\d{3}|20\d{2})\b")
+
+
 def _read_in_place(context: NumberedContext, sentence: ScoredSentence | None) -> str:
     """The sentence that named a bridge as its passage presents it: after the passage's title ("Marrowby
     Athletic's *1987* Haverell Cup run. Managed by Oswin Tarrant, the team won …" is what dates the manager's
-    cup run)."""
+    cup run) and with the years of the passage's opening sentence ("The Ambrell Bend accident was a derailment
+    … on 17 August *1931*" dates the train "hauled by locomotive No. 3 Hadwig" that the next sentence
+    derails). Only the years: the opening's other words would speak for what the second hop must say."""
     if sentence is None:
         return ""
-    title = context.passages[sentence.number - 1].title
-    return f"{title}. {sentence.text}" if title else sentence.text
+    passage = context.passages[sentence.number - 1]
+    start = opening(passage.text)
+    years = [] if start == sentence.text else _YEARS.findall(start)
+    text = f"{sentence.text} ({', '.join(years)})" if years else sentence.text
+    return f"{passage.title}. {text}" if passage.title else text
 
 
 def extractive_answer(question: str, context: NumberedContext, max_sentences: int = 2, floor: float = 0.35,

@@ -1238,3 +1238,39 @@ def test_a_length_run_along_is_no_depth():
     assert check(deep, runs, title="River Oskeld").score == 0
     assert check(deep, "At Haverlade the Oskeld is 12 metres deep.", title="River Oskeld").score >= 0.6
     assert check(asked("How long is the Oskeld at Haverlade?"), runs, title="River Oskeld").score >= 0.6
+
+
+def test_a_name_called_by_the_described_noun_is_the_bridge():
+    # "hauled by *locomotive* No. 5 Brisk": the name right after the noun the question describes is that thing
+    crash = passage("crash", "The Tollin Bend accident was a derailment on the Harwick Railway on 2 May 1931. The "
+                             "evening train, hauled by locomotive No. 5 Brisk, left the rails on Tollin Bend near "
+                             "Harwick station.", "Tollin Bend accident")
+    bridge = find_bridge("When was the locomotive that derailed at Tollin Bend in 1931 built?", [crash])
+    assert bridge is not None and bridge.entity == "Brisk"
+
+
+def test_a_bridges_naming_sentence_is_dated_by_its_passages_opening():
+    # the naming sentence does not repeat the year the question pins; its passage's first sentence gives it
+    from groundqa.programs.bridging import Bridge
+    from groundqa.programs.context import build_context
+    from groundqa.programs.extractive import extractive_answer
+
+    question = "When was the locomotive that derailed at Tollin Bend in 1931 built?"
+    naming = "The evening train, hauled by locomotive No. 5 Brisk, left the rails on Tollin Bend near Harwick station."
+    first = Passage(chunk_id="crash#0", doc_id="crash", title="Tollin Bend accident", score=0.7,
+                    text=f"The Tollin Bend accident was a derailment on the Harwick Railway on 2 May 1931. {naming}")
+    target = Passage(chunk_id="brisk#0", doc_id="brisk", title="Locomotive No. 5 Brisk", score=0.6,
+                     text="No. 5 Brisk is a steam tank locomotive built in 1909 at the Harwick Works.")
+    bridge = Bridge(entity="Brisk", chunk_id="crash#0", sentence=naming, query="Brisk locomotive built")
+    found = extractive_answer(question, build_context([first, target], 4000), floor=0.0, answerability=0.6,
+                              bridge=bridge)
+    assert "1909" in found.answer, found.shortfall
+    # only the opening's years are read, not its words: they must not answer what the second hop must say
+    stated = "The Tollin Bend accident was a derailment on the Harwick Railway, built in 1909, on 2 May 1931."
+    wordy = Passage(chunk_id="crash#0", doc_id="crash", title="Tollin Bend accident", score=0.7,
+                    text=f"{stated} {naming}")
+    other = Passage(chunk_id="town#0", doc_id="town", title="Harwick", score=0.6,
+                    text="Harwick is a market town of 4,000 people, first recorded in 1299.")
+    found = extractive_answer(question, build_context([wordy, other], 4000), floor=0.0, answerability=0.6,
+                              bridge=bridge)
+    assert "1299" not in found.answer
