@@ -213,6 +213,15 @@ def test_the_premise_judge_reads_a_surname_as_the_person_unless_a_namesake_is_na
     assert not judge.judge(claim, ["In 1988 Ellery received the Halden Prize."]).entailed  # somebody else
 
 
+def test_an_estate_named_after_a_family_is_no_namesake_of_its_people():
+    # "Domaine Marrowick" shares the surname of Augustin Marrowick, but names the estate, not another Marrowick
+    judge = get_judge("offline")
+    page = ("Domaine Marrowick is a family wine estate on the left bank of the Oskeld. It was established in 1897 by "
+            "Augustin Marrowick, a former barge master.")
+    assert judge.judge("It was established in 1897 by Augustin Marrowick, a former barge master.", [page]).entailed
+    assert not judge.judge("Augustin Marrowick founded the estate", ["Ilse Marrowick founded the estate."]).entailed
+
+
 def test_being_awarded_a_prize_is_receiving_it():
     # "Which prize did Ilse Marrow receive in 1994?" presupposes she received something in 1994
     awarded = features("In 1994 she was awarded the Orlo Medal for her survey of the fjord.")

@@ -265,6 +265,13 @@ def negated_clause(sentence: str) -> str:
 NOT_A_PERSON = frozenset(stem(w) for w in ["club", "institute", "institution", "museum", "station", "company", "systems", "society", "school", "university", "college", "academy", "island", "lake", "river", "glacier", "valley", "mountain", "peak", "street", "square", "bridge", "hall", "church", "chapel", "library", "garden", "trust", "foundation", "council", "committee", "orchestra", "festival", "league", "party", "railway", "line", "port", "harbour", "harbor", "shipyard", "slipways", "works", "press", "gazette", "house", "hotel", "hospital", "clinic", "centre", "center", "laboratory", "observatory", "park", "reserve", "strait", "sea", "bay", "ridge", "pass", "village", "town", "city", "county", "province", "region", "district"])
 
 
+# The first word of a place or an estate named after a family ("*Domaine* Marrowick", "*Villa* Harrow"),
+# never a given name: such a name is no namesake of the family's people (stemmed, as name tokens are).
+NAMED_AFTER_A_FAMILY = frozenset(stem(w) for w in ["domaine", "château", "chateau", "clos", "maison", "villa", "casa", "quinta",
+                                  "tenuta", "bodega", "cantina", "weingut", "schloss", "castle", "fort", "mount",
+                                  "lake", "port", "cape", "glen", "loch", "isle", "hotel", "hôtel", "café", "cafe"])
+
+
 # Relatives share a surname: "Odile Marchetti's *brother*" is Paolo Marchetti, no namesake of hers.
 KINSHIP = frozenset(stem(w) for w in ["brother", "sister", "son", "daughter", "father", "mother", "wife", "husband",
                                       "cousin", "uncle", "aunt", "nephew", "niece", "grandson", "granddaughter",
@@ -285,6 +292,7 @@ def names_conflict(hyp_names: tuple[tuple[str, ...], ...], other: tuple[tuple[st
             continue
         for cand in other:
             if (len(cand) >= 2 and cand[-1] == name[-1] and cand[0] != name[0] and cand[0] not in hyp_tokens
-                    and stem(name[-1]) not in NOT_A_PERSON):  # Depot Hall is no namesake of Corvayne Hall
+                    and stem(name[-1]) not in NOT_A_PERSON  # Depot Hall is no namesake of Corvayne Hall
+                    and cand[0] not in NAMED_AFTER_A_FAMILY):  # nor Domaine Marrowick of Augustin Marrowick
                 return True
     return False
