@@ -643,8 +643,9 @@ def test_a_value_beside_the_asked_word_outranks_one_elsewhere_in_the_sentence():
 
     question = "In which village was Anselm Varrick born?"
     what = asked(question)
-    stated = "He was born in Tellbrück, the third son of a cooper, and trained in his father's workshop."
-    mentioned = ("His ice axe is displayed in the Orvenau Valley Museum, and a plaque on the house where he was "
+    # (neither opens on a pronoun, which is read after the page's title: the ranking alone would then decide)
+    stated = "The third son of a cooper, he was born in Tellbrück and trained in his father's workshop."
+    mentioned = ("The valley museum displays his ice axe, and a plaque on the house where he was "
                  "born was unveiled by the Orvenau Alpine Club in 1929.")
     assert value_beside(what, stated) and not value_beside(what, mentioned)
     assert value_beside(asked("How high is the Kessraun?"), "The Kessraun (3,412 metres) is the highest peak.")
