@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from groundqa.judges.lexical import features
 from groundqa.store.embeddings import get_embedder
 from groundqa.text import content_words, opening, split_sentences, strip_citations
 
@@ -104,9 +105,6 @@ def _bridge_sentence(context: NumberedContext, bridge: Bridge | None, candidate:
     return None
 
 
-_YEARS = re.compile(r"\b(?:1\d{3}|20\d{2})\b")
-
-
 def _read_in_place(context: NumberedContext, sentence: ScoredSentence | None) -> str:
     """The sentence that named a bridge as its passage presents it: after the passage's title ("Marrowby
     Athletic's *1987* Haverell Cup run. Managed by Oswin Tarrant, the team won …" is what dates the manager's
@@ -117,7 +115,7 @@ def _read_in_place(context: NumberedContext, sentence: ScoredSentence | None) ->
         return ""
     passage = context.passages[sentence.number - 1]
     start = opening(passage.text)
-    years = [] if start == sentence.text else _YEARS.findall(start)
+    years = [] if start == sentence.text else sorted(features(start).years)
     text = f"{sentence.text} ({', '.join(years)})" if years else sentence.text
     return f"{passage.title}. {text}" if passage.title else text
 
