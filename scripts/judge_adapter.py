@@ -86,8 +86,8 @@ def make_pairs(out: Path) -> None:
                 i = _sentence_at(sentences, paragraph["context"], spans[0]["answer_start"]) if spans else None
                 if i is None:
                     continue
-
-                rows.append(_pair(article["title"], sentences, qa, i, *((0, "plausible") if qa["is_impossible"] else (1, "gold"))))
+                label, kind = (0, "plausible") if qa["is_impossible"] else (1, "gold")
+                rows.append(_pair(article["title"], sentences, qa, i, label, kind))
                 if not qa["is_impossible"] and len(sentences) > 1 and rng.random() < 0.5:
                     others = [k for k in range(len(sentences)) if k != i and spans[0]["text"] not in sentences[k]]
                     if others:
@@ -105,18 +105,33 @@ def make_pairs(out: Path) -> None:
     print(f"{len(rows)} pairs {kinds} -> {out}", file=sys.stderr)
 
 
-def pack(out: Path, hf_dir: Path) -> None:
+def _hf_copy() -> Path:
+    """The dequantised transformers copy of the base model that the fine-tuning engine caches beside the GGUF
+    (built on first use, about 70 s)."""
+    from groundqa.lm.finetune.adapter import base_model_sha256
+    from groundqa.lm.finetune.lora import hf_model_dir, load_base_model
+
+    base = _base_gguf()
+    folder = hf_model_dir(base, base_model_sha256(base))
+    if not (folder / "model.safetensors").is_file():
+        load_base_model(base)  # dequantises and caches it (the model it returns is not needed here)
+    return folder
+
+
+def pack(out: Path) -> None:
     """``out/weights-a.npz`` + ``out/weights-b.npz`` (two parts under a lease's 64 MiB each), ``meta.json``,
-    ``vocab_keep.npy`` and ``config.json``; ``hf_dir`` is the dequantised transformers copy that
-    ``groundqa.lm.finetune.lora.load_base_model`` caches, against which every tensor is checked."""
+    ``vocab_keep.npy`` and ``config.json``; every tensor is checked against the dequantised transformers copy
+    the fine-tuning engine caches (:func:`_hf_copy`)."""
     import gguf
     import numpy as np
     from gguf.quants import dequantize
     from safetensors.numpy import load_file
 
+    hf_dir = _hf_copy()
+    config = json.loads((hf_dir / "config.json").read_text())
     reader = gguf.GGUFReader(str(_base_gguf()))
     tensors = {t.name: t for t in reader.tensors}
-    names = gguf.get_tensor_name_map(gguf.MODEL_ARCH.GEMMA3, 18)
+    names = gguf.get_tensor_name_map(gguf.MODEL_ARCH.GEMMA3, config["num_hidden_layers"])
     keep_ids: set[int] = {0, 1, 2}
     for line in (out / "pairs.jsonl").open():
         keep_ids.update(json.loads(line)["ids"])
@@ -149,7 +164,7 @@ def pack(out: Path, hf_dir: Path) -> None:
     np.savez(out / "weights-b.npz", **parts[1])
     np.save(out / "vocab_keep.npy", keep)
     (out / "meta.json").write_text(json.dumps(meta))
-    (out / "config.json").write_text((hf_dir / "config.json").read_text())
+    (out / "config.json").write_text(json.dumps(config))
     print(f"{len(meta)} tensors, {len(keep)} vocabulary rows -> {out}", file=sys.stderr)
 
 
@@ -271,6 +286,7 @@ def train(data: Path, out: Path, device: str, weights_a: Path | None) -> None:
         "held_back_article": HELD_BACK, "pairs": len(rows), "pairs_fitted_per_config": len(fitting),
         "pairs_held_back": len(held), "runs": runs, "final": {"config": best, "history": history},
         "margins_rows_0_8": (check[:, 0] - check[:, 1]).tolist(), "alpha": best["alpha"],
+        "n_blocks": model.config.num_hidden_layers,
         "device": torch.cuda.get_device_name(0) if device == "cuda" else device,
         "seconds": round(time.time() - started, 1)}, indent=1))
 
@@ -286,7 +302,8 @@ def export(run: Path) -> None:
     base = _base_gguf()
     trained = json.loads((run / "judge-train.json").read_text())
     path = write_adapter_gguf(load_file(str(run / "judge-lora.safetensors")), run / "judge.gguf",
-                              alpha=trained["alpha"], base_sha256=base_model_sha256(base), n_blocks=18)
+                              alpha=trained["alpha"], base_sha256=base_model_sha256(base),
+                              n_blocks=trained["n_blocks"])
     print(f"{path} ({path.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
 
 
@@ -350,9 +367,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="step", required=True)
     sub.add_parser("pairs").add_argument("--out", type=Path, required=True)
-    p = sub.add_parser("pack")
-    p.add_argument("--out", type=Path, required=True)
-    p.add_argument("--hf-dir", type=Path, required=True, help="the dequantised transformers copy of the base")
+    sub.add_parser("pack").add_argument("--out", type=Path, required=True)
     p = sub.add_parser("train")
     p.add_argument("--data", type=Path, required=True)
     p.add_argument("--out", type=Path, required=True)
@@ -366,7 +381,7 @@ def main() -> None:
     if args.step == "pairs":
         make_pairs(args.out)
     elif args.step == "pack":
-        pack(args.out, args.hf_dir)
+        pack(args.out)
     elif args.step == "train":
         train(args.data, args.out, args.device, args.weights_a)
     elif args.step == "export":

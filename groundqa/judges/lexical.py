@@ -267,9 +267,10 @@ NOT_A_PERSON = frozenset(stem(w) for w in ["club", "institute", "institution", "
 
 # The first word of a place or an estate named after a family ("*Domaine* Marrowick", "*Villa* Harrow"),
 # never a given name: such a name is no namesake of the family's people (stemmed, as name tokens are).
-NAMED_AFTER_A_FAMILY = frozenset(stem(w) for w in ["domaine", "château", "chateau", "clos", "maison", "villa", "casa", "quinta",
-                                  "tenuta", "bodega", "cantina", "weingut", "schloss", "castle", "fort", "mount",
-                                  "lake", "port", "cape", "glen", "loch", "isle", "hotel", "hôtel", "café", "cafe"])
+NAMED_AFTER_A_FAMILY = frozenset(stem(w) for w in [
+    "domaine", "château", "chateau", "clos", "maison", "villa", "casa", "quinta", "tenuta", "bodega", "cantina",
+    "weingut", "schloss", "castle", "fort", "mount", "lake", "port", "cape", "glen", "loch", "isle", "hotel",
+    "hôtel", "café", "cafe"])
 
 
 # Relatives share a surname: "Odile Marchetti's *brother*" is Paolo Marchetti, no namesake of hers.
