@@ -123,8 +123,8 @@ _NUMBER_VALUE = re.compile(
 _NAME_VALUE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z\u00C0-\u024F]+|\b[A-Z]{2,}\b")
 
 # Words that frame the slot without naming what is asked ("at its deepest *point*").
-_FILLER = frozenset(stem(w) for w in _words("""point part way name called known exactly approximately roughly about
-    currently today now usually typically actually main total different"""))
+_FILLER = frozenset(stem(w) for w in _words("""point part way name title called known exactly approximately roughly
+    about currently today now usually typically actually main total different"""))
 # A verb that only carries the slot ("how much money *comes with* the prize"): the answer need not repeat it.
 # ("have", "get" are stop words already; "use" is not light: "How did RAND *use* this network?" asks for it.)
 _LIGHT = frozenset(stem(w) for w in _words("come comes came go goes went gone carry carries carried responsible"))

@@ -1284,3 +1284,10 @@ def test_a_bridges_naming_sentence_is_dated_by_its_passages_opening():
     found = extractive_answer(question, build_context([wordy, other], 4000), floor=0.0, answerability=0.6,
                               bridge=bridge)
     assert "1299" not in found.answer
+
+
+def test_the_title_of_a_work_is_what_names_it():
+    # "What is the title of her book …?" asks for a name: the answer names the book, it need not say "title"
+    book = asked("What is the title of Lena Marsh's book on the harbour fire?")
+    assert check(book, "She is the author of Ashes and Tide (2012), a history of the harbour fire.").score >= 0.6
+    assert check(book, "She has written for the Courier since 1994.").score < 0.6
