@@ -45,10 +45,16 @@ _NUMBER_Q = re.compile(
     r"early|late)|(?:what|which) (?:number|percentage|percent|share|proportion|amount|temperature|speed|depth|"
     r"height|altitude|distance|length|age|size|area|population|cost|price|fee|budget|salary|capacity|weight|"
     r"rate|total|sum|score))\b", re.I)
+# "What is the (annual) *population* of Velmarre?": a measure of something is a number, and no date is one
+_MEASURE_OF = re.compile(
+    r"^(?:what|which) (?:is|was|are|were) (?:the )?(?:\w+ )?(?:number|percentage|share|proportion|amount|"
+    r"temperature|speed|depth|height|altitude|elevation|distance|length|width|area|population|cost|price|fee|"
+    r"budget|salary|capacity|weight|mass|diameter|volume|tonnage|density|attendance|revenue|turnover|income) of\b",
+    re.I)
 _PERSON_NOUNS = (r"person|man|woman|architect|artist|composer|writer|author|painter|engineer|scientist|mayor|king|"
                  r"queen|leader|founder|player|captain|director|designer|builder|owner|president|teacher|student|"
                  r"musician|poet|sculptor|doctor|nurse|boy|girl|child|wife|husband|son|daughter|father|mother|"
-                 r"brother|sister|keeper|guide|pilot|priest|editor|manager|chair|head|coach|photographer")
+                 r"brother|sister|keeper|guide|pilot|priest|editor|manager|chair|head|coach|photographer|surgeon|matron")
 _PERSON_Q = re.compile(rf"^(?:(?:by|for|to|with|from) )?(?:who|whom|whose|(?:which|what) (?:{_PERSON_NOUNS}))\b", re.I)
 # "What was the name of the *man* who …" asks for a person; "What is the name of the *ship* …" for a name
 _NAME_OF = re.compile(r"^(?:what|which) (?:is|was|are|were) (?:the )?(?:\w+ )?names? of (?:the|a|an|this|that|his|"
@@ -238,6 +244,8 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         # light verbs of phrasal look-ups: "when does X *take place*", "what day does X *come out*"
         "take": "held hold happen occur",
         "come": "released release published publish appear issued out",
+        "measure": "record recorded registered",  # "the strongest gust *measured*" / "the anemometer *recorded*"
+        "dispute": "quarrel argument controversy",
 })
 
 
@@ -250,8 +258,9 @@ def _type_of(question: str) -> AnswerType | None:
         if any(re.fullmatch(_PERSON_NOUNS, w, re.I) for w in named.group(1).split()):
             return "person"
         return "name" if of_a_name else None
-    for kind, pattern in (("date", _DATE_Q), ("number", _NUMBER_Q), ("person", _PERSON_Q), ("place", _PLACE_Q),
-                          ("organisation", _ORG_Q), ("name", _NAME_Q), ("occupation", _OCCUPATION_Q)):
+    for kind, pattern in (("date", _DATE_Q), ("number", _NUMBER_Q), ("number", _MEASURE_OF), ("person", _PERSON_Q),
+                          ("place", _PLACE_Q), ("organisation", _ORG_Q), ("name", _NAME_Q),
+                          ("occupation", _OCCUPATION_Q)):
         if pattern.match(q) and (kind != "name" or of_a_name):
             return kind  # type: ignore[return-value]
     if _YES_NO_Q.match(q):
@@ -271,7 +280,8 @@ _ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|architect|guide|pilot|poet|chair|chai
          r"bishop|priest|judge|chef|mayor|founder|owner|king|queen|wife|husband|son|daughter|father|"
          r"mother|brother|sister|niece|nephew|cousin|aunt|uncle|grandson|granddaughter|grandfather|grandmother|"
          r"widow|heir|successor|predecessor|captain|chief|head|keeper|twin town|home town|"
-         r"birthplace|home|capital")
+         r"birthplace|home|capital|surgeon|matron|nurse|vicar|curate|trustee|patron|apprentice|pupil|student|"
+         r"graduate|clerk|monk|nun|friend|rival|spouse|colleague|secretary|treasurer|steward|warden")
 _ROLE_MODIFIERS = r"(?:(?:most|current|first|last|former|new|best-known|[a-z]+est|[a-z]+ful) ){0,2}"
 """Up to two words that pick one holder of a role ("the academy's *most successful* graduate")."""
 # Things known by a name, so that "the *company* Mira Tell founded" is bridged to it (not "the storms she painted")
@@ -349,6 +359,11 @@ def describes_entity(question: str) -> bool:
     return not (owned and stem(owned.group(1)) in _TYPE_NOUNS)
 
 
+_MEASURED_THING = re.compile(
+    r"^(?i:how) (?:long|tall|high|deep|wide|big|large|far|heavy|old) (?:is|was|are|were) the (?:[a-z]+ )?([a-z]+)"
+    r"(?= (?:from|of|in|at|on|between|to|across|up|down|under|over|near|that|which)\b|\W*$)")
+
+
 @dataclass(frozen=True)
 class Asked:
     """What a question asks for: the answer type and the asked attribute (stems), and the names it pins."""
@@ -411,13 +426,22 @@ class Asked:
         return self.kind not in (None, "yes_no") and bool(self.weights) and max(self.weights) < 1.0
 
     @property
+    def measured(self) -> str:
+        """The thing a dimension is asked of, as its term ("How long is the *road* from Velmarre up to the
+        observatory?"), or "": a length of something else (an asteroid's orbit) is no answer."""
+        match = _MEASURED_THING.match(self.question.strip())
+        term = _superlative_base(stem(match.group(1))) if match else ""
+        return term if term in self.attribute else ""
+
+    @property
     def required(self) -> frozenset[str]:
-        """Terms the answer cannot do without: an asked dimension and a year the question pins."""
+        """Terms the answer cannot do without: an asked dimension, the thing it is asked of and a year the
+        question pins."""
         weights = dict(zip(self.attribute, self.weights or (1.0,) * len(self.attribute), strict=True))
         return frozenset(t for t in self.attribute if (t in _DIMENSIONS and (weights[t] >= 1.0 or re.search(
                              rf"\b(?:what|which) {t}", self.question, re.I)) and not (  # "at what *temperature*"
                              t == "old" and not re.search(r"\bhow old\b", self.question, re.I)))  # "the *old* ferry"
-                         or t == self.event
+                         or t == self.event or t == self.measured
                          or (len(t) == 4 and t.isdigit() and weights[t] >= 0.5))  # not a trailing clause's date
 
 
@@ -586,11 +610,15 @@ def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str]
         unit = next((value for asks, value in _DATE_UNITS if asks.search(question)), _DATE_VALUE)
         return bool(unit.search(text))
     if kind == "number":
-        if _COUNT_Q.search(question):
+        if _COUNT_Q.search(question) or _MEASURE_OF.search(question):
             text = _DATING_YEAR.sub(" ", _DAY_OF_MONTH.sub(" ", _YEAR_SPAN.sub(" ", text)))  # "on 14 March 2010"
             text = re.sub(r"\((?:1[0-9]{3}|20[0-9]{2})\)", " ", text)  # "the series Nine Dark Nights (2014)"
             if not _SHARE_Q.search(question):  # "How many votes were cast?" is not answered by "58 per cent"
                 text = _PERCENTAGE.sub(" ", text)
+        if not re.search(r"\btimes\b|\bhow often\b", question, re.I):
+            text = re.sub(r"\bonce\b", " ", text, flags=re.I)  # "ships were *once* inspected there": formerly, no count
+        for given in set(re.findall(r"\d[\d,.]*\d|\d", question)):  # the question's own numbers are no answer
+            text = re.sub(rf"(?<![\d,.]){re.escape(given)}(?![\d,]|\.\d)", " ", text)  # ("the asteroid *4127* Velmarre")
         return bool(_NUMBER_VALUE.search(text))
     if kind == "occupation":
         # "an *assistant* engineer" is another job than the question's "chief engineer"
@@ -710,11 +738,13 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
     "inhabitants" mentions "How many people *live* …". Terms that ``known`` (what was read already, e.g. the
     sentence that named a bridge) holds do not count, unless it holds them all."""
     feats = features(text)
+    # a lifespan ("Bastian Korr (1861–1934)") says when he was born
+    content = feats.content | (feats.tokens & _LIFE_EVENTS) if what.kind == "date" else feats.content
     # a near-match by prefix does not count where a word of the description shares it: "Greta Voss is a
     # *composer*" names the description ("the composer of the Tide Suite"), not "teach *composition*"
     described = {t[:5] for t in what.attribute if t not in what.main}
     terms = _unsaid(what, known) or what.main
-    return any(_term_present(t, feats.content, frozenset() if t[:5] in described else feats.prefixes)
+    return any(_term_present(t, content, frozenset() if t[:5] in described else feats.prefixes)
                for t in (*terms, *((what.slot,) if what.slot else ()))) or (
         # a kind of the asked noun mentions it where the main clause asks for it ("What kind of *business* did he
         # run?": "he ran a sports *shop*"), not where it only names the slot ("What *colour* is the light?": a

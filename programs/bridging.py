@@ -42,6 +42,11 @@ class Bridge:
     query: str
 
 
+# A rank or office written before a full name; the name is what the other passages use.
+_HONORIFICS = frozenset(re.findall(r"[a-z]+", """matron sister nurse doctor dr surgeon professor prof captain
+    commander colonel major general admiral lieutenant sergeant inspector constable sir dame lady lord mr mrs ms miss
+    reverend rev father bishop abbot mayor alderman councillor judge chief"""))
+
 _NAME = re.compile(r"\b[A-Z][a-z\u00C0-\u024F]+(?:[- ](?:of the |of |the |de |van )?[A-Z][a-z\u00C0-\u024F]+)*")
 
 
@@ -54,6 +59,9 @@ def _names(sentence: str, capitalised: set[str]) -> list[str]:
         span = match.group(0)
         words = span.replace("-", " ").split()
         if words[0].lower() in STOPWORDS:  # "His charts", "The library": not a name
+            words = words[1:]
+            span = " ".join(words)
+        if len(words) >= 3 and words[0].lower() in _HONORIFICS:  # "Matron Winifred Clay" is Winifred Clay
             words = words[1:]
             span = " ".join(words)
         if len(span) <= 2 or not words or span.lower() in CALENDAR_WORDS:
@@ -76,7 +84,8 @@ _ROLE_NOUN = (r"(?:[a-z-]+ ){0,2}(?:[a-z]+(?:er|or|ist|ian)|graduate|student|pup
 """A person's role, after up to two modifiers ("chief *pilot*", "most successful *graduate*")."""
 _PERSON_HEAD = re.compile(r"\b(?:the (?:[a-z]+ )?(?:person|man|woman|people|[a-z]+ who|[a-z]+ whom)\b|"
                           r"the (?:[a-z]+ )?(?:[a-z]+(?:er|or|ist|ian)|architect|guide|pilot|poet|chair|founder|owner|"
-                          r"captain|keeper|mayor|wife|husband|son|daughter|father|mother) (?:of|who|whom|that)\b|"
+                          r"captain|keeper|mayor|surgeon|matron|nurse|wife|husband|son|daughter|father|mother) "
+                          r"(?:of|who|whom|that)\b|"
                           # a role of something described ("the academy's most successful *graduate*")
                           r"\bthe (?:[a-z]+ )?[a-z]+'s " + _ROLE_NOUN + ")")
 

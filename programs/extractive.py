@@ -75,7 +75,8 @@ def rank_sentences(question: str, context: NumberedContext, queries: Sequence[st
         before = ""
         for raw in split_sentences(passage.text):
             sentence = strip_citations(raw)  # a passage's own [n] marks must not pose as our citations
-            if len(content_words(sentence)) >= 3 and not INSTRUCTION.search(sentence):
+            # a short sentence read after its title ("Lindqvist & Haarmann. It was dissolved in 1937.") says enough
+            if len(content_words(embedded_text(sentence, passage.title))) >= 3 and not INSTRUCTION.search(sentence):
                 candidates.append((number, sentence, passage.title, before))
             before = sentence
     if not candidates:

@@ -277,6 +277,8 @@ def test_a_year_is_checked_with_what_it_dates():
     ("Odile Marchetti leave the harbor authority in 1995", "She retired from the harbor authority in 2011.", "year"),
     ("Paolo Marchetti design the harbor lights", "The harbor lights were designed by Odile Marchetti.", "person"),
     ("Paolo Marchetti work in engineering", "Paolo Marchetti has never worked in engineering.", "negation"),
+    ("Dunmore Infirmary agree to take in fever patients in 1866",
+     "The Dunmore Infirmary refused to admit fever patients in 1866.", "antonym"),
 ])
 def test_contradictions_are_found_with_their_kind(claim: str, text: str, kind: str):
     title = "Odile Marchetti" if "She" in text else ""
@@ -1291,3 +1293,62 @@ def test_the_title_of_a_work_is_what_names_it():
     book = asked("What is the title of Lena Marsh's book on the harbour fire?")
     assert check(book, "She is the author of Ashes and Tide (2012), a history of the harbour fire.").score >= 0.6
     assert check(book, "She has written for the Courier since 1994.").score < 0.6
+
+
+def test_a_short_sentence_that_opens_on_a_pronoun_is_a_candidate():
+    # "It was dissolved in 1937." has two content words of its own; read after its title it says what was asked
+    from groundqa.programs.context import build_context
+    from groundqa.programs.extractive import extractive_answer, rank_sentences
+
+    firm = Passage(chunk_id="firm#1", doc_id="firm", title="Lindmark & Hove", score=0.6,
+                   text="After the death of the founder's son in 1931, the business declined. It was dissolved in 1937.")
+    context = build_context([firm], 4000)
+    assert "It was dissolved in 1937." in [c.text for c in rank_sentences("When was Lindmark & Hove dissolved?", context)]
+    found = extractive_answer("When was Lindmark & Hove dissolved?", context, floor=0.0, answerability=0.6)
+    assert "1937" in found.answer, found.shortfall
+
+
+def test_a_lifespan_says_when_someone_was_born():
+    born = asked("When was Bastian Korrel born?")
+    opening = "Bastian Korrel (1861–1934) was a civil engineer known for his mountain roads."
+    assert check(born, opening, title="Bastian Korrel").score >= 0.6
+    assert check(asked("Where was Bastian Korrel born?"), opening, title="Bastian Korrel").score == 0
+    assert check(born, "Bastian Korrel was a civil engineer known for his mountain roads.",
+                 title="Bastian Korrel").score == 0
+
+
+def test_a_rank_before_a_full_name_is_not_part_of_the_bridge():
+    # "Matron Winifred Clay" is Winifred Clay: the second hop must find her under the name her own page uses
+    house = passage("fever-house", "The Saltings Fever House was an isolation hospital on the marsh. Matron Winifred "
+                                   "Clay moved fever patients there in April 1891.", "Saltings Fever House")
+    bridge = find_bridge("In which town did the matron who moved patients to the Saltings Fever House die?", [house])
+    assert bridge is not None and bridge.entity == "Winifred Clay"
+
+
+def test_a_surgeon_or_a_matron_of_something_is_a_description():
+    assert describes_entity("Where was the first surgeon of Carrowmere County Hospital born?")
+    assert describes_entity("When did the last matron of the Fever House die?")
+    assert not describes_entity("Where was Ambrose Kittredge born?")
+
+
+def test_a_measure_of_something_is_a_number():
+    # "What is the population of Velmarre?" is answered by a count, never by a sentence about the villagers
+    population = asked("What is the population of Velmarre?")
+    assert population.kind == "number"
+    assert check(population, "Velmarre had 340 inhabitants in 2011.", title="Velmarre").score >= 0.6
+    assert check(population, "For generations the villagers lived from dairy farming.", title="Velmarre").score == 0
+    assert check(asked("What is the annual budget of the garden?"),
+                 "The garden has an annual budget of 1.2 million crowns.").score >= 0.6
+
+
+def test_the_questions_own_numbers_and_dates_are_no_measure():
+    mass = asked("What is the mass of the asteroid 4127 Velmarre?")
+    assert check(mass, "4127 Velmarre is a main-belt asteroid discovered on 3 September 1987.").score == 0
+    assert check(mass, "4127 Velmarre has a mass of about 3 billion tonnes.").has_type
+
+
+def test_once_is_formerly_unless_times_are_asked():
+    ships = asked("How many ships were inspected at the Gannet Island Quarantine Station in total?")
+    assert not check(ships, "Ships entering the port were once inspected at the quarantine station on Gannet "
+                            "Island.", title="Gannet Island Quarantine Station").has_type
+    assert check(asked("How many times did the club win the cup?"), "The club won the cup once, in 1987.").score >= 0.6
