@@ -244,8 +244,6 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         # light verbs of phrasal look-ups: "when does X *take place*", "what day does X *come out*"
         "take": "held hold happen occur",
         "come": "released release published publish appear issued out",
-        "measure": "record recorded registered",  # "the strongest gust *measured*" / "the anemometer *recorded*"
-        "dispute": "quarrel argument controversy",
 })
 
 
@@ -430,7 +428,9 @@ class Asked:
         """The thing a dimension is asked of, as its term ("How long is the *road* from Velmarre up to the
         observatory?"), or "": a length of something else (an asteroid's orbit) is no answer."""
         match = _MEASURED_THING.match(self.question.strip())
-        term = _superlative_base(stem(match.group(1))) if match else ""
+        if match is None or describes_entity(self.question):  # "the lake *shown in* her painting": a hop away
+            return ""
+        term = _superlative_base(stem(match.group(1)))
         return term if term in self.attribute else ""
 
     @property

@@ -153,16 +153,23 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
     wanted = features(claim)
     if not wanted.content:
         return None
-    best: Contradiction | None = None
+    found_all: list[Contradiction] = []
+    pinned = {t for name in wanted.names for t in name}
+    dated = False  # a sentence about the claim's names in the claim's year: another year is another occasion
     for index, passage in enumerate(passages):
         for raw in split_sentences(passage.text):
             sentence = strip_citations(raw)
             read = _read_phrases(sentence)
             titled = features(f"{passage.title}. {read}" if passage.title else read)
+            dated = dated or bool(wanted.years and set(wanted.years) <= set(titled.years)
+                                  and all(titled.covers(t) for t in pinned))
             found = conflict_about(wanted, features(read), threshold, titled)
-            if found is not None and found[0] in kinds and (best is None or found[2] > best.coverage):
-                best = Contradiction(index, sentence, found[0], found[1], found[2])
-    return best
+            if found is not None and found[0] in kinds:
+                found_all.append(Contradiction(index, sentence, found[0], found[1], found[2]))
+    # "the fund turned to buying equipment after 1952" does not deny that it bought an X-ray set in 1913, which
+    # the passage says
+    candidates = [c for c in found_all if not (dated and c.kind == "year")]
+    return max(candidates, key=lambda c: c.coverage, default=None)
 
 
 __all__ = ["ANTONYMS", "Contradiction", "conflict", "conflict_about", "find_contradiction"]

@@ -1352,3 +1352,36 @@ def test_once_is_formerly_unless_times_are_asked():
     assert not check(ships, "Ships entering the port were once inspected at the quarantine station on Gannet "
                             "Island.", title="Gannet Island Quarantine Station").has_type
     assert check(asked("How many times did the club win the cup?"), "The club won the cup once, in 1987.").score >= 0.6
+
+
+def test_another_year_is_no_contradiction_where_the_passage_dates_the_claim_too():
+    # "the fund turned to buying equipment after 1952" is another occasion: the passage says what it bought in 1913
+    fund = passage("fund", "The Quayside Aid Fund is a charity of the port. The fund paid for the hospital's first "
+                           "X-ray apparatus, installed in 1913. After the hospital passed to the health board in 1952, "
+                           "the fund turned to buying equipment for the wards.", "Quayside Aid Fund")
+    assert find_contradiction("Quayside Aid Fund buy for the hospital in 1913", [fund], 0.6) is None
+    later = passage("fund", "The Quayside Aid Fund is a charity of the port. After the hospital passed to the health "
+                            "board in 1952, the fund turned to buying equipment for the hospital.", "Quayside Aid Fund")
+    found = find_contradiction("Quayside Aid Fund buy for the hospital in 1913", [later], 0.6)
+    assert found is not None and found.kind == "year"
+
+
+def test_a_dimension_is_asked_of_a_thing_the_answer_must_say():
+    # "How long is the *road* …?" is not answered by the length of an asteroid's orbit from another passage
+    road = asked("How long is the road from Velmarre up to the observatory?")
+    assert road.measured == stem("road")
+    orbit = "It orbits the Sun once every 4.3 years at an average distance of about 2.6 astronomical units."
+    assert check(road, orbit, title="4127 Velmarre").score == 0
+    stated = "The Orsevin Summit Road is a mountain road running 17.2 kilometres from Velmarre to the observatory."
+    assert check(road, stated, title="Orsevin Summit Road").score >= 0.6
+    assert asked("How deep is the lake shown in Ottilie Sarn's best-known painting?").measured == ""  # a hop away
+
+
+def test_a_numbered_name_is_no_denial():
+    # "locomotive *No.* 1 Ilse" numbers the engine; the passage's "rather than being scrapped" is the denial
+    assert not features("locomotive No. 1 Ilse scrapped in 1958").negated
+    assert features("No ship was scrapped in 1958").negated
+    ilse = passage("ilse", "Ilse was withdrawn in 1958, but rather than being scrapped it was placed on a plinth "
+                           "outside the station.", "Locomotive No. 1 Ilse")
+    found = find_contradiction("locomotive No. 1 Ilse scrapped in 1958", [ilse], 0.6)
+    assert found is not None and found.kind == "negation"

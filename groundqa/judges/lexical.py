@@ -230,6 +230,8 @@ def _negated_heads(text: str) -> set[str]:
         lows = [w.lower() for w in words]
         in_scope = False
         for i, (word, low) in enumerate(zip(words, lows, strict=True)):
+            if word == "No" and i + 1 < len(words) and words[i + 1][:1].isdigit():
+                continue  # "locomotive *No.* 1 Ilse" is a number, not a denial
             if (low in NEGATIONS or low.endswith("n't")) and lows[max(0, i - 2):i] != ["whether", "or"]:
                 in_scope = True  # "whether or not it is busy" denies nothing
                 continue
