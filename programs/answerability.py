@@ -244,6 +244,7 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         # light verbs of phrasal look-ups: "when does X *take place*", "what day does X *come out*"
         "take": "held hold happen occur",
         "come": "released release published publish appear issued out",
+        "nurse": "matron",  # a matron is a hospital's head nurse
 })
 
 
@@ -489,6 +490,10 @@ def asked(question: str) -> Asked:
             continue  # a year the question pins must be in the answer ("in 2021"); other numbers need not
         weight = 0.5 if token == slot else 1.0 if token in main else 0.5 if token in embedded else 0.3
         terms[term] = max(terms.get(term, 0.0), weight)
+    cause = _CAUSE_Q.search(question)
+    if cause:  # "What *started* the 1962 fire?" asks for its cause, which the answer must give
+        terms.pop(stem(cause.group(1)), None)
+        terms[_CAUSE] = 1.0
     order = sorted(terms, key=lambda t: (question.lower().find(t[:4]) % 10_000))
     # the asked compound's last noun is its head ("the surface *area* of", "what track *gauge* does")
     compound = _ASKED_COMPOUND.match(read.strip())
@@ -501,7 +506,7 @@ def asked(question: str) -> Asked:
     relation = trailing.group(0).lower() if trailing and terms and max(terms.values()) < 0.5 else ""
     said = (_DATED_EVENT.match(question.strip()) if kind == "date" else _DOER.match(read.strip()) if kind == "person"
             else _COUNTED.match(question.strip()))
-    event = stem(said.group(1)) if said and stem(said.group(1)) in terms else ""
+    event = _CAUSE if cause else stem(said.group(1)) if said and stem(said.group(1)) in terms else ""
     return Asked(question, kind, tuple(order), frozenset(name_tokens), tuple(terms[t] for t in order), event,
                  relation if relation in _RELATIONS else "", _subject_name(question, feats.names),
                  slot if slot in terms else "", heads, category, optional)
@@ -512,6 +517,8 @@ def asked(question: str) -> Asked:
 # with *multiple outputs*") is what an unanswerable variant changes.
 _ASKED_COMPOUND = re.compile(r"^(?:\w+ )?(?:what|which)(?:'s| is| was| are| were)?(?: the)? ([a-z]+) ([a-z]+) ([a-z]+)\b",
                              re.I)
+_CAUSE = stem("cause")
+_CAUSE_Q = re.compile(r"\bwhat (?:\w+ ){0,2}?(started|caused|sparked|triggered)\b", re.I)
 _DATED_EVENT = re.compile(r"^(?:in |on )?(?:when|(?:what|which) (?:year|date|decade|century|month|day)) (?:was|were|is|are|"
                           r"has|have|had)\b.* ([a-z]+(?:ed|en|wn|lt))\W*$", re.I)
 # "Who *designed* the bridge?": the act asked about; "How many *contributors* worked on it?": what is counted
@@ -766,7 +773,9 @@ _LIFE_EVENTS = frozenset(("born", "die"))
 # An area, or the two sides that give one ("a shed measuring 48 m by 30 m")
 _AREA_SIGNS = re.compile(r"\d\s*(?:m²|km²|ha)\b|\d\s*(?:m|km|metres?|meters?|feet|ft)\s*(?:by|x|×)\s*\d")
 # Units written as signs, which no word list sees ("held at 20 °C")
-_UNIT_SIGNS = {stem("temperature"): re.compile(r"\d\s*°"), stem("deep"): re.compile(r"\d\s*m\b"),
+_UNIT_SIGNS = {_CAUSE: re.compile(r"\b(?:caused|started|sparked|triggered|set off) by\b|\bblamed on\b|\bdue to\b|"
+                                  r"\bbecause of\b|\bresult of\b|\btraced to\b", re.I),  # a cause, in so many words
+               stem("temperature"): re.compile(r"\d\s*°"), stem("deep"): re.compile(r"\d\s*m\b"),
                stem("high"): re.compile(r"\d\s*m\b"), stem("tall"): re.compile(r"\d\s*m\b"),
                stem("long"): re.compile(r"\d\s*(?:m|km)\b"), stem("big"): _AREA_SIGNS, stem("size"): _AREA_SIGNS}
 _BORN_WHEN = re.compile(r"\(born (?:on )?(?:\d{1,2} [A-Z][a-z]+ )?\d{4}\)|\(\d{4}\s*[–-]\s*\d{4}\)")

@@ -114,11 +114,18 @@ def _head_is_a_kind(name: str, nouns: Sequence[str]) -> bool:
     return len(head) > 3 and any(names_a_kind_of(head.lower(), noun) for noun in nouns)
 
 
-def _called(name: str, sentence: str, nouns: Sequence[str]) -> bool:
+def _called(name: str, sentence: str, nouns: Sequence[str], heads: Sequence[str] = ()) -> bool:
     """Whether the sentence calls the name by a noun the question describes, right before it ("hauled by
-    *locomotive* No. 3 Hadwig", "the *architect* Ilse Varnholt")."""
+    *locomotive* No. 3 Hadwig", "the *architect* Ilse Varnholt"), or by the described thing's own noun (one of
+    ``heads``) right after it ("her parents kept the Copper Lantern *inn*" for "the *inn* where she grew up";
+    not "the Kestrelhorn *fire*" for the director who led its evacuation)."""
     return any(re.search(rf"\b{re.escape(noun)}s?\s+(?:No\.?\s*\d+\s+)?{re.escape(name)}\b", sentence, re.I)
-               for noun in nouns)
+               for noun in nouns) or any(re.search(rf"\b{re.escape(name)}\s+{re.escape(head)}s?\b", sentence, re.I)
+                                         for head in heads)
+
+
+_RELATIVE_HEAD = re.compile(r"\b([a-z]{3,}) (?:who|whom|whose|which|that|where)\b")
+"""The noun a relative clause describes ("the *inn* where Ida Tavener grew up")."""
 
 
 def _wants_person(question: str) -> bool:
@@ -148,6 +155,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     main = _surface(question, asked(question).main)
     person = _wants_person(question)
     described = [w.lower() for w in _surface(question, sorted(wanted.content - known)) if len(w) > 3]
+    heads = _RELATIVE_HEAD.findall(question)
     for order, passage, sentence in units:
         unit = features(f"{passage.title}. {sentence}")
         overlap = sum(unit.covers(t) for t in wanted.content) / max(1, len(wanted.content))
@@ -156,7 +164,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             if tokens <= known:
                 continue
             said = ((tokens | _kinds(tokens)) & (wanted.content - known) or _head_is_a_kind(name, described)
-                    or _called(name, sentence, described))
+                    or _called(name, sentence, described, heads))
             kind_bonus = 0.5 if said else 0.0
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):
