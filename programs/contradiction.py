@@ -52,7 +52,8 @@ _PAIRS = """add remove | add drop | hash plaintext | open close | win lose | joi
     success failure | victory defeat | legal illegal | visible invisible | stable unstable |
     dependent independent | active passive | static dynamic | global local | domestic foreign |
     military civilian | male female | men women | attract repel | allow prevent |
-    increase lower | raise lower | discrete continuous | analog digital | manual automatic"""
+    increase lower | raise lower | discrete continuous | analog digital | manual automatic | lot little |
+    often rarely | often seldom | frequently rarely | commonly rarely"""
 # Closed sets: any two different members conflict ("the *third* law" is not "the *fifth* law").
 _CLOSED_SETS = """first second third fourth fifth sixth seventh eighth ninth tenth |
     alpha beta gamma delta epsilon omega |

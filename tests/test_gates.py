@@ -285,6 +285,8 @@ def test_a_year_is_checked_with_what_it_dates():
     ("Paolo Marchetti work in engineering", "Paolo Marchetti has never worked in engineering.", "negation"),
     ("Dunmore Infirmary agree to take in fever patients in 1866",
      "The Dunmore Infirmary refused to admit fever patients in 1866.", "antonym"),
+    ("the Tessel machine has a lot to do with real computers",
+     "The Tessel machine has very little to do with real computers.", "antonym"),
 ])
 def test_contradictions_are_found_with_their_kind(claim: str, text: str, kind: str):
     title = "Odile Marchetti" if "She" in text else ""
@@ -1401,3 +1403,13 @@ def test_a_noun_after_a_name_is_no_bridge_unless_it_is_the_described_things_own(
                            "Dallow led the twelve people on the summit to safety.", "Kestrelhorn fire of 1962")
     assert bridged("What is the title of the memoir written by the director who led the evacuation during the 1962 "
                    "fire?", fire) not in (None, "Kestrelhorn")
+
+
+def test_a_negated_why_question_presupposes_no_event_with_its_negation_cut_off():
+    # "Why couldn't the firefighters get to the summit?" is answered by "could not reach the summit", which must not
+    # read as denying "the firefighters to the summit"
+    claims = [p.claim for p in heuristic_presuppositions("Why couldn't the Velmoor firefighters get to the summit "
+                                                         "during the 1962 fire?")]
+    assert claims == ["Velmoor"]
+    assert heuristic_presuppositions("Why did the Velmoor firefighters reach the summit during the 1962 fire?")[0].kind \
+        == "event"
