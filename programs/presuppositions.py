@@ -179,7 +179,7 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
     if wh != "why" and _COPULA.match(rest):
         return _look_up(text, _COPULA.sub("", rest, count=1))
     auxiliary = _AUX.match(rest)
-    if auxiliary and re.search(r"n't|cannot", auxiliary.group(0), re.I):
+    if wh == "why" and auxiliary and re.search(r"n't|cannot", auxiliary.group(0), re.I):
         # "Why *couldn't* the firefighters get to the summit?" takes a failure for granted; the event with its
         # negation cut off is what a passage denies ("could not reach the summit"), so only its names are checked
         return _claims(_named(text, years=False, why="named in a negated question"))
