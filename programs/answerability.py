@@ -130,7 +130,7 @@ _NAME_VALUE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z\u00C0-\u024F]+|\b[A-Z]{
 
 # Words that frame the slot without naming what is asked ("at its deepest *point*").
 _FILLER = frozenset(stem(w) for w in _words("""point part way name title called known exactly approximately roughly
-    about currently today now usually typically actually main total different"""))
+    about currently today now usually typically actually main total different down"""))
 # A verb that only carries the slot ("how much money *comes with* the prize"): the answer need not repeat it.
 # ("have", "get" are stop words already; "use" is not light: "How did RAND *use* this network?" asks for it.)
 _LIGHT = frozenset(stem(w) for w in _words("come comes came go goes went gone carry carries carried responsible"))
@@ -185,6 +185,7 @@ _DIMENSIONS: dict[str, frozenset[str]] = _stemmed_groups({
         "big": "big large size area hectare acre square kilometre km metre",  # "large" stems to "big"
         "size": "size big large area hectare acre square kilometre km metre",
         "temperature": "temperature degree celsius fahrenheit kelvin minus",
+        "power": "power horsepower hp kilowatt kw watt megawatt mw",
         "heavy": "heavy weight tonne ton kilogram kg pound",
         "fast": "fast speed knot kilometre km mile hour",
         "often": "often every daily weekly monthly yearly annually times",
@@ -245,6 +246,7 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "take": "held hold happen occur",
         "come": "released release published publish appear issued out",
         "nurse": "matron",  # a matron is a hospital's head nurse
+        "shut": "close closed closure",
 })
 
 
@@ -290,7 +292,7 @@ _NAMED_BODIES = (r"company|firm|business|club|society|school|college|university|
                  r"theater|church|hospital|clinic|bank|studio|shop|factory|works|mill|railway|airline")
 _DESCRIPTION = re.compile(
     rf"\bthe (?:[a-z]+ ){{0,2}}[a-z]+ (?:who|whom|that|which|whose|where|(?:[a-z]+ed|built|run|led|held|written|"
-    rf"drawn|made|won|painted|founded) by)\b|\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) of\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*'s [a-z]+"
+    rf"drawn|made|won|painted|founded) by)\b|\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) (?:of|at the time of|during)\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*'s [a-z]+"
     # a role of something described itself ("the academy's most successful *graduate*", "the museum's *curator*")
     rf"|\bthe (?:[a-z]+ )?[a-z]+'s {_ROLE_MODIFIERS}(?:{_ROLE}|graduate|student|pupil)\b"
     # a contact clause ("the company *Mira Tell founded*"): a noun, a name, and what the name did to it
@@ -775,6 +777,7 @@ _AREA_SIGNS = re.compile(r"\d\s*(?:m²|km²|ha)\b|\d\s*(?:m|km|metres?|meters?|f
 # Units written as signs, which no word list sees ("held at 20 °C")
 _UNIT_SIGNS = {_CAUSE: re.compile(r"\b(?:caused|started|sparked|triggered|set off) by\b|\bblamed on\b|\bdue to\b|"
                                   r"\bbecause of\b|\bresult of\b|\btraced to\b", re.I),  # a cause, in so many words
+               **dict.fromkeys((stem("price"), stem("cost"), stem("fee"), stem("money")), re.compile(r"[£$€]\s?\d")),
                stem("temperature"): re.compile(r"\d\s*°"), stem("deep"): re.compile(r"\d\s*m\b"),
                stem("high"): re.compile(r"\d\s*m\b"), stem("tall"): re.compile(r"\d\s*m\b"),
                stem("long"): re.compile(r"\d\s*(?:m|km)\b"), stem("big"): _AREA_SIGNS, stem("size"): _AREA_SIGNS}

@@ -1385,6 +1385,10 @@ def test_what_started_a_fire_asks_for_its_cause():
     ("Tollin Bend accident", "The Tollin Bend accident was a derailment on the Harwick Railway on 2 May 1931. The evening "
      "train, hauled by locomotive No. 5 Brisk, left the rails on Tollin Bend near Harwick station.",
      "When was the locomotive that derailed at Tollin Bend in 1931 built?", "Brisk"),
+    # "the *manager*, Tobias Crane": the described noun in apposition
+    ("Great Ashgate Strike", "The strike was a stoppage by weavers at Ashgate Mill. It began when the manager, Tobias "
+     "Crane, announced a wage cut.", "At which mill did the manager who announced a wage cut begin his working life?",
+     "Tobias Crane"),
     # "the Copper Lantern *inn*": the name right before the described thing's own noun, however short the noun
     ("Ida Tavenor", "Ida Tavenor was an astronomer. She was born in Velmoor, where her parents kept the Copper Lantern "
      "inn.", "In what year did the current owners buy the inn where Ida Tavenor grew up?", "Copper Lantern"),
@@ -1413,3 +1417,23 @@ def test_a_negated_why_question_presupposes_no_event_with_its_negation_cut_off()
     assert claims == ["Velmoor"]
     assert heuristic_presuppositions("Why did the Velmoor firefighters reach the summit during the 1962 fire?")[0].kind \
         == "event"
+
+
+def test_the_particle_of_a_phrasal_verb_need_not_be_said():
+    # "When did the paper close *down*?" is answered by "The paper closed on 30 June 1961."
+    closed = asked("When did the Carrow Courier close down?")
+    assert check(closed, "The paper closed on 30 June 1961.", title="Carrow Courier").score >= 0.6
+
+
+def test_a_role_at_the_time_of_an_event_is_a_description():
+    assert describes_entity("Whom did the proprietor at the time of the 1912 compositors' strike marry?")
+    assert describes_entity("Where was the manager during the 1987 cup run born?")
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("What price did Josiah Penrose pay for the Ashby estate?", "In 1819 he bought the Ashby estate for £3,400."),
+    ("When did Ashby Mill shut down?", "Ashby Mill closed on April 30, 1971, after 150 years of production."),
+    ("Lady Hester power rating?", "Rated at 120 indicated horsepower, Lady Hester drove the weaving shed."),
+])
+def test_a_price_a_closure_and_a_power_said_in_other_words(question: str, answer: str):
+    assert check(asked(question), answer, title="Josiah Penrose").score >= 0.6
