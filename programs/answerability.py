@@ -40,6 +40,7 @@ _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should
 _DATE_Q = re.compile(
     r"^(?:(?:in|during|on|since|by|until|from|at) )?(?:when|(?:what|which) (?:year|decade|century|month|date|day|"
     r"season|time|period|era))\b", re.I)
+_TRAILING_DATE_Q = re.compile(r"\b(?:in|on|during|by) (?:which|what) (?:year|decade|century|month|date|day)\W*$", re.I)
 _NUMBER_Q = re.compile(
     r"^(?:(?:at|to|by|in) )?(?:how (?:many|much|long|old|far|tall|high|deep|big|large|wide|heavy|fast|often|"
     r"early|late)|(?:what|which) (?:number|percentage|percent|share|proportion|amount|temperature|speed|depth|"
@@ -130,7 +131,8 @@ _NAME_VALUE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z\u00C0-\u024F]+|\b[A-Z]{
 
 # Words that frame the slot without naming what is asked ("at its deepest *point*").
 _FILLER = frozenset(stem(w) for w in _words("""point part way name title called known exactly approximately roughly
-    about currently today now usually typically actually main total different down"""))
+    about currently today now usually typically mostly mainly chiefly largely generally actually main total different
+    down"""))
 # A verb that only carries the slot ("how much money *comes with* the prize"): the answer need not repeat it.
 # ("have", "get" are stop words already; "use" is not light: "How did RAND *use* this network?" asks for it.)
 _LIGHT = frozenset(stem(w) for w in _words("come comes came go goes went gone carry carries carried responsible"))
@@ -187,6 +189,7 @@ _DIMENSIONS: dict[str, frozenset[str]] = _stemmed_groups({
         "temperature": "temperature degree celsius fahrenheit kelvin minus",
         "power": "power horsepower hp kilowatt kw watt megawatt mw",
         "heavy": "heavy weight tonne ton kilogram kg pound",
+        "weigh": "weigh weight tonne ton kilogram kg pound",
         "fast": "fast speed knot kilometre km mile hour",
         "often": "often every daily weekly monthly yearly annually times",
         "much": "much cost price fee pound dollar euro crown worth",
@@ -247,6 +250,8 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "come": "released release published publish appear issued out",
         "nurse": "matron",  # a matron is a hospital's head nurse
         "shut": "close closed closure",
+        "sued": "sue action lawsuit suit",  # "who sued the paper for libel" / "Marchbank v Sentinel was a libel *action*"
+        "defend": "represent represented counsel",
 })
 
 
@@ -266,6 +271,8 @@ def _type_of(question: str) -> AnswerType | None:
             return kind  # type: ignore[return-value]
     if _YES_NO_Q.match(q):
         return "yes_no"
+    if _TRAILING_DATE_Q.search(q):  # "Colour photos first appeared in the Sentinel *in which year*?"
+        return "date"
     return None
 
 

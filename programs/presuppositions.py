@@ -159,6 +159,8 @@ def _split_slot(text: str) -> tuple[str, str, str] | None:
             typed = re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) and (slot[-2:-1] == ["of"] or slot[-3:-2] == ["of"])
             head = max(i for i, w in enumerate(slot) if w == "of") - 1 if typed else len(slot) - 1
             modifiers = " ".join(w for w in slot[:head] if w.lower() not in _ARTICLES)  # "What's the …" leaves no "'s the"
+            # "What *kind of organisation* owns the Sentinel?": the kind only types the answer
+            modifiers = re.sub(r"^(?:kinds?|types?|sorts?) of \w+\s*", "", modifiers, flags=re.I)
             rest = " ".join(words)
         else:  # no auxiliary: "What happened to X?", "Which ship sank ..." — the verb is in the slot
             rest = " ".join(slot)

@@ -1434,6 +1434,30 @@ def test_a_role_at_the_time_of_an_event_is_a_description():
     ("What price did Josiah Penrose pay for the Ashby estate?", "In 1819 he bought the Ashby estate for £3,400."),
     ("When did Ashby Mill shut down?", "Ashby Mill closed on April 30, 1971, after 150 years of production."),
     ("Lady Hester power rating?", "Rated at 120 indicated horsepower, Lady Hester drove the weaving shed."),
+    ("who sued the Sentinel for libel in 1926", "Marchbank v Sentinel Newspaper Company was a libel action heard at "
+                                                 "the Westmarch Assizes in February 1926."),
+    ("Which barrister defended the Sentinel against Marchbank?", "Against Marchbank the Sentinel was represented by the "
+                                                                 "barrister Gideon Ferrars."),
+    ("What type of camera did Josiah Penrose mostly use?", "He used a Halvard quarter-plate camera for most of his "
+                                                           "career."),  # "used" is "use"; "mostly" frames the slot
+    ("Colour photos first appeared in the Sentinel in which year?", "The press allowed the Sentinel to print "
+                                                                    "photographs in colour for the first time in 1974."),
 ])
 def test_a_price_a_closure_and_a_power_said_in_other_words(question: str, answer: str):
     assert check(asked(question), answer, title="Josiah Penrose").score >= 0.6
+
+
+def test_the_kind_asked_for_is_no_presupposition():
+    # "What *kind of organisation* owns the Sentinel today?" takes only the Sentinel for granted
+    assert [p.claim for p in heuristic_presuppositions("What kind of organisation owns the Sentinel today?")] == [
+        "Sentinel"]
+
+
+def test_what_a_thing_weighs_is_a_weight():
+    weigh = asked("How much did the Brennick rotary press weigh?")
+    assert check(weigh, "The Brennick rotary press printed 900 sheets an hour.").score == 0
+    assert check(weigh, "The Brennick rotary press had a mass of 14 tonnes.").score >= 0.6
+
+
+def test_a_year_asked_at_the_end_is_a_date_question():
+    assert asked("Colour photos first appeared in the Sentinel in which year?").kind == "date"

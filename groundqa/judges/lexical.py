@@ -58,6 +58,7 @@ _IRREGULAR = {
     "threw": "throw", "thrown": "throw", "drew": "draw", "drawn": "draw", "sent": "send", "lent": "lend",
     "felt": "feel", "dealt": "deal", "meant": "mean", "slept": "sleep", "fled": "flee", "fed": "feed",
     "shot": "shoot", "sang": "sing", "sung": "sing", "swam": "swim", "wore": "wear", "worn": "wear",
+    "used": "use",
 }
 
 PREFIX = 5
