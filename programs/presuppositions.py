@@ -18,7 +18,11 @@ granted ("When did Paolo Marchetti design the lights?"). Rules, in order:
   than 3 content words presupposes only its names. Outside a why-question that event is what the
   question *asks about* (role ``asked``): it is refused only when no passage comes near it
   (``gates.asked_premise_threshold``), since a passage that answers may word it otherwise; whether an
-  answer really holds it is then the answerability check's call.
+  answer really holds it is then the answerability check's call;
+* a question that **describes** what it asks about with a relative clause ("Who chaired the body *that* bought
+  the Sentinel?") is answered in two hops, one page naming the body and another saying who chaired it: no one
+  passage carries its relation, so it presupposes only its names (the bridge and the answer check hold both hops
+  to the rest).
 
 At most 3 claims of at most 15 words each.
 """
@@ -31,7 +35,7 @@ from typing import Literal
 from groundqa.signatures.qa import Presupposition
 from groundqa.text import content_words
 
-from .answerability import CALENDAR_WORDS
+from .answerability import CALENDAR_WORDS, asks_for_description, describes_entity
 
 _YES_NO = {"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will",
            "would", "should", "shall", "may", "might", "must"}
@@ -199,10 +203,17 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
     claim: list[Claim] = [(remainder, "the question takes this for granted", kind)]
     if wh == "why":
         return _claims(claim)
+    if _DESCRIBING.search(text) and describes_entity(text) and not asks_for_description(text):
+        # a bridged question's relation spans two pages (one names the company that bought the paper, the other
+        # what it paid for the press): no one passage can carry it, and the answer check holds both hops to it
+        return (_claims(_named(text, years=False, why="named in a question answered in two hops")) +
+                _objects(rest))[:MAX_CLAIMS]
     return (_claims(_two_hops(claim[0]), "asked") + _objects(rest))[:MAX_CLAIMS]
 
 
 _RELATIVE = re.compile(r"\s(?:that|who|whom|which|whose)\s")
+# A noun and the relative clause that describes it ("the body *that* bought the Sentinel", "the reefs *where*")
+_DESCRIBING = re.compile(r"\b[a-z]+ (?:that|who|whom|which|whose|where)\b")
 
 
 def _two_hops(claim: Claim) -> list[Claim]:

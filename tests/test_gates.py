@@ -1461,3 +1461,14 @@ def test_what_a_thing_weighs_is_a_weight():
 
 def test_a_year_asked_at_the_end_is_a_date_question():
     assert asked("Colour photos first appeared in the Sentinel in which year?").kind == "date"
+
+
+def test_a_question_answered_in_two_hops_presupposes_its_names():
+    # "the body *that* bought the Sentinel" is named on one page and chaired on another: no one passage carries it
+    claims = heuristic_presuppositions("Who chaired, from its foundation, the body that bought the Sentinel from "
+                                       "Harcastle for £1?")
+    assert {p.claim for p in claims} >= {"Sentinel", "Harcastle"} and all(p.kind == "existence" for p in claims)
+    # a participle is no relative clause: SQuAD's "the classes *defined by* …" keeps its asked relation
+    claims = heuristic_presuppositions("What does not induce a proper hierarchy on the classes defined by "
+                                       "constraining the respective resources?")
+    assert [p.role for p in claims] == ["asked"]
