@@ -150,10 +150,16 @@ class PremiseVerifier(dspy.Module):
 
     def _named_passages(self, claim: str, k: int) -> list[Passage]:
         """Passages holding the claim's most specific word, as written or in another case, best first (one
-        retrieval)."""
+        retrieval). A name of several words is looked up whole first ("Hollinbrook Civic Society": in a corpus
+        about Hollinbrook the k passages nearest the claim that hold its longest word may not include the one
+        that names the society; a second retrieval only when the whole name is in none)."""
         term = _lookup_term(claim)
         if term is None:
             return []
+        if _MULTIWORD_NAME.fullmatch(claim.strip()):
+            whole = self.retriever.retrieve(claim, k, contains=(claim.strip(),))
+            if whole:
+                return whole
         return self.retriever.retrieve(claim, k, contains=(term, term.lower(), term.upper(), term.capitalize()))
 
     def _judge(self, claim: str, passages: list[Passage]) -> tuple[bool, float, list[str], str]:
@@ -249,6 +255,9 @@ def _denied(wanted: frozenset[str], text: str) -> bool:
 
 
 _WORD = re.compile(r"[A-Za-z][\w-]*")
+
+
+_MULTIWORD_NAME = re.compile(r"[A-Z][\w'-]+(?: (?:of |the |de |van )?[A-Z][\w'-]+)+")
 
 
 def _lookup_term(claim: str) -> str | None:

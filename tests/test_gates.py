@@ -352,6 +352,27 @@ def test_an_existence_claim_is_looked_up_by_its_name_when_the_nearest_passages_m
     assert not missing.verify(Presupposition(claim="Zorbulak", rationale="named", kind="existence"), Gates()).supported
 
 
+class _WholeNameOnly(_NamedOnly):
+    """A corpus about Hollinbrook: the passages nearest the claim that hold "Hollinbrook" are the valley's own."""
+
+    def retrieve(self, query: str, k: int, contains: tuple[str, ...] = ()) -> list[Passage]:
+        self.calls.append(contains)
+        if "Hollinbrook Civic Society" in contains:
+            return [Passage(chunk_id="mill#2", doc_id="mill", title="Ashby Mill", score=0.1,
+                            text="A campaign by the Hollinbrook Civic Society saved the buildings.")]
+        return [Passage(chunk_id="valley#0", doc_id="valley", title="Hollinbrook", score=0.4,
+                        text="Hollinbrook is a village on the River Werrow.")]
+
+
+def test_a_name_of_several_words_is_looked_up_whole_first():
+    retriever = _WholeNameOnly()
+    verifier = PremiseVerifier(retriever, extractor="heuristic", judge="offline")
+    verdict = verifier.verify(Presupposition(claim="Hollinbrook Civic Society", rationale="named", kind="existence"),
+                              Gates())
+    assert verdict.supported and verdict.evidence == ["mill#2"]
+    assert retriever.calls == [(), ("Hollinbrook Civic Society",)]
+
+
 def test_gate_overrides_from_the_command_line():
     from groundqa.cli.common import CLIError, gate_overrides
 
@@ -990,12 +1011,14 @@ def test_a_relative_shares_the_surname_without_being_a_namesake():
     assert names_conflict(designer.names, paolo.names, designer.tokens)  # without kin, still a namesake
 
 
-def test_an_asked_relation_about_a_described_thing_is_checked_hop_by_hop():
+def test_an_asked_relation_about_an_indefinite_description_is_checked_hop_by_hop():
+    # a definite description ("*the* research station that …") is bridged and presupposes only its names (see
+    # test_a_question_answered_in_two_hops_presupposes_its_names); an indefinite one is checked in two parts
     claims = [p.claim for p in heuristic_presuppositions(
-        "How many permanent staff work at the research station that Ines Halloran directs?")]
-    assert claims == ["staff work at the research station", "research station that Ines Halloran directs"]
+        "How many permanent staff work at a research station that Ines Halloran directs?")]
+    assert claims == ["staff work at a research station", "research station that Ines Halloran directs"]
     # too short a relation to stand alone stays whole
-    assert len(heuristic_presuppositions("Who edits the newspaper whose photographs Sinead Ardley used?")) == 1
+    assert len(heuristic_presuppositions("Who edits newspapers whose photographs Sinead Ardley used?")) == 1
 
 
 def test_a_contact_clause_describes_and_an_agent_noun_says_its_act():
