@@ -40,7 +40,8 @@ _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should
 _DATE_Q = re.compile(
     r"^(?:(?:in|during|on|since|by|until|from|at) )?(?:when|(?:what|which) (?:year|decade|century|month|date|day|"
     r"season|time|period|era))\b", re.I)
-_TRAILING_DATE_Q = re.compile(r"\b(?:in|on|during|by) (?:which|what) (?:year|decade|century|month|date|day)\W*$", re.I)
+_TRAILING_DATE_Q = re.compile(r"\b(?:in|on|during|by) (?:which|what) (?:year|decade|century|month|date|day)\W*$",
+                              re.I)
 _NUMBER_Q = re.compile(
     r"^(?:(?:at|to|by|in) )?(?:how (?:many|much|long|old|far|tall|high|deep|big|large|wide|heavy|fast|often|"
     r"early|late)|(?:what|which) (?:number|percentage|percent|share|proportion|amount|temperature|speed|depth|"
@@ -55,7 +56,8 @@ _MEASURE_OF = re.compile(
 _PERSON_NOUNS = (r"person|man|woman|architect|artist|composer|writer|author|painter|engineer|scientist|mayor|king|"
                  r"queen|leader|founder|player|captain|director|designer|builder|owner|president|teacher|student|"
                  r"musician|poet|sculptor|doctor|nurse|boy|girl|child|wife|husband|son|daughter|father|mother|"
-                 r"brother|sister|keeper|guide|pilot|priest|editor|manager|chair|head|coach|photographer|surgeon|matron")
+                 r"brother|sister|keeper|guide|pilot|priest|editor|manager|chair|head|coach|photographer|surgeon|"
+                 r"matron")
 _PERSON_Q = re.compile(rf"^(?:(?:by|for|to|with|from) )?(?:who|whom|whose|(?:which|what) (?:{_PERSON_NOUNS}))\b", re.I)
 # "What was the name of the *man* who …" asks for a person; "What is the name of the *ship* …" for a name
 _NAME_OF = re.compile(r"^(?:what|which) (?:is|was|are|were) (?:the )?(?:\w+ )?names? of (?:the|a|an|this|that|his|"
@@ -250,7 +252,7 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "come": "released release published publish appear issued out",
         "nurse": "matron",  # a matron is a hospital's head nurse
         "shut": "close closed closure",
-        "sued": "sue action lawsuit suit",  # "who sued the paper for libel" / "Marchbank v Sentinel was a libel *action*"
+        "sued": "sue action lawsuit suit",  # "who sued the paper" / "Marchbank v Sentinel was a libel *action*"
         "defend": "represent represented counsel",
 })
 
@@ -634,7 +636,8 @@ def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str]
         if not re.search(r"\btimes\b|\bhow often\b", question, re.I):
             text = re.sub(r"\bonce\b", " ", text, flags=re.I)  # "ships were *once* inspected there": formerly, no count
         for given in set(re.findall(r"\d[\d,.]*\d|\d", question)):  # the question's own numbers are no answer
-            text = re.sub(rf"(?<![\d,.]){re.escape(given)}(?![\d,]|\.\d)", " ", text)  # ("the asteroid *4127* Velmarre")
+            # ("the asteroid *4127* Velmarre")
+            text = re.sub(rf"(?<![\d,.]){re.escape(given)}(?![\d,]|\.\d)", " ", text)
         return bool(_NUMBER_VALUE.search(text))
     if kind == "occupation":
         # "an *assistant* engineer" is another job than the question's "chief engineer"

@@ -116,8 +116,8 @@ def _head_is_a_kind(name: str, nouns: Sequence[str]) -> bool:
 
 def _called(name: str, sentence: str, nouns: Sequence[str], heads: Sequence[str] = ()) -> bool:
     """Whether the sentence calls the name by a noun the question describes, right before it ("hauled by
-    *locomotive* No. 3 Hadwig", "the *architect* Ilse Varnholt", "the *manager*, Tobias Crane"), or by the described thing's own noun (one of
-    ``heads``) right after it ("her parents kept the Copper Lantern *inn*" for "the *inn* where she grew up";
+    *locomotive* No. 3 Hadwig", "the *architect* Ilse Varnholt", "the *manager*, Tobias Crane"), or by the
+    described thing's own noun (one of ``heads``) right after it ("her parents kept the Copper Lantern *inn*" for "the *inn* where she grew up";
     not "the Kestrelhorn *fire*" for the director who led its evacuation)."""
     return any(re.search(rf"\b{re.escape(noun)}s?,?\s+(?:No\.?\s*\d+\s+)?{re.escape(name)}\b", sentence, re.I)
                for noun in nouns) or any(re.search(rf"\b{re.escape(name)}\s+{re.escape(head)}s?\b", sentence, re.I)

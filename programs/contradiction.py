@@ -34,7 +34,8 @@ ALL_KINDS: frozenset[ConflictKind] = frozenset(get_args(ConflictKind))
 
 _PAIRS = """add remove | add drop | hash plaintext | open close | win lose | join leave | approve reject |
     increase decrease | increase reduce | begin end | start end | start stop | buy sell | rise fall | accept refuse |
-    agree refuse | agree decline | accept decline | accept reject | allow ban | allow forbid | allow prohibit | enter exit | arrive depart | import export |
+    agree refuse | agree decline | accept decline | accept reject | allow ban | allow forbid | allow prohibit |
+    enter exit | arrive depart | import export |
     public private | north south | east west | first last | succeed fail | alive dead | marry divorce |
     hire fire | build demolish | include exclude | support oppose | expand shrink | elect defeat | gain lose |
     encrypt plaintext | require optional | enable disable | keep abolish | keep scrap | introduce abolish |

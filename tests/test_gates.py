@@ -327,45 +327,44 @@ def test_bridges_only_for_described_entities():
     assert find_bridge("How high is Mount Kestrel?", hop) is None
 
 
-class _NamedOnly:
-    """A retriever whose nearest passages miss a rare name that only a full-text look-up finds."""
+class _LookUpOnly:
+    """A retriever whose nearest passages miss what only a full-text look-up of ``key`` finds."""
 
-    def __init__(self) -> None:
+    def __init__(self, key: str, found: Passage, nearest: Passage) -> None:
+        self.key, self.found, self.nearest = key, found, nearest
         self.calls: list[tuple[str, ...]] = []
 
     def retrieve(self, query: str, k: int, contains: tuple[str, ...] = ()) -> list[Passage]:
         self.calls.append(contains)
-        if "Ayanz" in contains:
-            return [Passage(chunk_id="steam#3", doc_id="steam", title="Steam engine", score=0.05,
-                            text="Jerónimo de Ayanz y Beaumont received patents for a steam-powered pump in 1606.")]
-        return [Passage(chunk_id="steam#0", doc_id="steam", title="Steam engine", score=0.4,
-                        text="A steam engine is a heat engine that performs mechanical work.")]
+        return [self.found] if self.key in contains else [self.nearest]
+
+
+def _named_only() -> _LookUpOnly:
+    """A rare name that only a full-text look-up finds."""
+    return _LookUpOnly("Ayanz", Passage(chunk_id="steam#3", doc_id="steam", title="Steam engine", score=0.05,
+                                        text="Jerónimo de Ayanz y Beaumont received patents for a steam-powered "
+                                             "pump in 1606."),
+                       Passage(chunk_id="steam#0", doc_id="steam", title="Steam engine", score=0.4,
+                               text="A steam engine is a heat engine that performs mechanical work."))
 
 
 def test_an_existence_claim_is_looked_up_by_its_name_when_the_nearest_passages_miss_it():
-    retriever = _NamedOnly()
+    retriever = _named_only()
     verifier = PremiseVerifier(retriever, extractor="heuristic", judge="offline")
     verdict = verifier.verify(Presupposition(claim="Ayanz", rationale="named", kind="existence"), Gates())
     assert verdict.supported and verdict.evidence == ["steam#3"]
     assert retriever.calls == [(), ("Ayanz", "ayanz", "AYANZ", "Ayanz")]  # one look-up, every case
-    missing = PremiseVerifier(_NamedOnly(), extractor="heuristic", judge="offline")
+    missing = PremiseVerifier(_named_only(), extractor="heuristic", judge="offline")
     assert not missing.verify(Presupposition(claim="Zorbulak", rationale="named", kind="existence"), Gates()).supported
 
 
-class _WholeNameOnly(_NamedOnly):
-    """A corpus about Hollinbrook: the passages nearest the claim that hold "Hollinbrook" are the valley's own."""
-
-    def retrieve(self, query: str, k: int, contains: tuple[str, ...] = ()) -> list[Passage]:
-        self.calls.append(contains)
-        if "Hollinbrook Civic Society" in contains:
-            return [Passage(chunk_id="mill#2", doc_id="mill", title="Ashby Mill", score=0.1,
-                            text="A campaign by the Hollinbrook Civic Society saved the buildings.")]
-        return [Passage(chunk_id="valley#0", doc_id="valley", title="Hollinbrook", score=0.4,
-                        text="Hollinbrook is a village on the River Werrow.")]
-
-
 def test_a_name_of_several_words_is_looked_up_whole_first():
-    retriever = _WholeNameOnly()
+    # a corpus about Hollinbrook: the passages nearest the claim that hold "Hollinbrook" are the valley's own
+    retriever = _LookUpOnly("Hollinbrook Civic Society",
+                            Passage(chunk_id="mill#2", doc_id="mill", title="Ashby Mill", score=0.1,
+                                    text="A campaign by the Hollinbrook Civic Society saved the buildings."),
+                            Passage(chunk_id="valley#0", doc_id="valley", title="Hollinbrook", score=0.4,
+                                    text="Hollinbrook is a village on the River Werrow."))
     verifier = PremiseVerifier(retriever, extractor="heuristic", judge="offline")
     verdict = verifier.verify(Presupposition(claim="Hollinbrook Civic Society", rationale="named", kind="existence"),
                               Gates())
