@@ -312,6 +312,10 @@ _DESCRIPTION = re.compile(
     rf"|\bthe (?:[a-z]+ )?(?:man|woman|person|men|women|people|boy|girl) [a-z]+(?:ed|en|wn) (?:in|at|on|by|for|after|from|to|as)\b")
 
 
+RELATIVE_HEAD = re.compile(r"\b([a-z]{3,}) (?:who|whom|whose|which|that|where)\b")
+"""A noun and the relative clause that describes it ("the *inn* where Ida Tavener grew up", "the body *that* bought
+the Sentinel"): what a bridge is called by, and a question whose relation spans two hops."""
+
 _CONTRACTION = re.compile(r"\b(What|Who|Where|When|Why|How|Which|That|There|Here|It)'s\b", re.I)
 
 
@@ -450,10 +454,11 @@ class Asked:
         """Terms the answer cannot do without: an asked dimension, the thing it is asked of and a year the
         question pins."""
         weights = dict(zip(self.attribute, self.weights or (1.0,) * len(self.attribute), strict=True))
+        measured = self.measured
         return frozenset(t for t in self.attribute if (t in _DIMENSIONS and (weights[t] >= 1.0 or re.search(
                              rf"\b(?:what|which) {t}", self.question, re.I)) and not (  # "at what *temperature*"
                              t == "old" and not re.search(r"\bhow old\b", self.question, re.I)))  # "the *old* ferry"
-                         or t == self.event or t == self.measured
+                         or t == self.event or t == measured
                          or (len(t) == 4 and t.isdigit() and weights[t] >= 0.5))  # not a trailing clause's date
 
 
@@ -784,13 +789,14 @@ def _kind_said(what: Asked, text: str) -> bool:
 _LIFE_EVENTS = frozenset(("born", "die"))
 # An area, or the two sides that give one ("a shed measuring 48 m by 30 m")
 _AREA_SIGNS = re.compile(r"\d\s*(?:m²|km²|ha)\b|\d\s*(?:m|km|metres?|meters?|feet|ft)\s*(?:by|x|×)\s*\d")
-# Units written as signs, which no word list sees ("held at 20 °C")
-_UNIT_SIGNS = {_CAUSE: re.compile(r"\b(?:caused|started|sparked|triggered|set off) by\b|\bblamed on\b|\bdue to\b|"
-                                  r"\bbecause of\b|\bresult of\b|\btraced to\b", re.I),  # a cause, in so many words
-               **dict.fromkeys((stem("price"), stem("cost"), stem("fee"), stem("money")), re.compile(r"[£$€]\s?\d")),
-               stem("temperature"): re.compile(r"\d\s*°"), stem("deep"): re.compile(r"\d\s*m\b"),
-               stem("high"): re.compile(r"\d\s*m\b"), stem("tall"): re.compile(r"\d\s*m\b"),
-               stem("long"): re.compile(r"\d\s*(?:m|km)\b"), stem("big"): _AREA_SIGNS, stem("size"): _AREA_SIGNS}
+# What says a term without its word, which no word list sees: a unit written as a sign ("held at 20 °C", "for
+# £3,400"), a cause in so many words ("caused by")
+_SIGNS = {_CAUSE: re.compile(r"\b(?:caused|started|sparked|triggered|set off) by\b|\bblamed on\b|\bdue to\b|"
+                             r"\bbecause of\b|\bresult of\b|\btraced to\b", re.I),
+          **dict.fromkeys((stem("price"), stem("cost"), stem("fee"), stem("money")), re.compile(r"[£$€]\s?\d")),
+          stem("temperature"): re.compile(r"\d\s*°"), stem("deep"): re.compile(r"\d\s*m\b"),
+          stem("high"): re.compile(r"\d\s*m\b"), stem("tall"): re.compile(r"\d\s*m\b"),
+          stem("long"): re.compile(r"\d\s*(?:m|km)\b"), stem("big"): _AREA_SIGNS, stem("size"): _AREA_SIGNS}
 _BORN_WHEN = re.compile(r"\(born (?:on )?(?:\d{1,2} [A-Z][a-z]+ )?\d{4}\)|\(\d{4}\s*[–-]\s*\d{4}\)")
 # The words that put something in a trailing clause's relation to what it names.
 _RELATIONS: dict[str, frozenset[str]] = {word: frozenset(stem(w) for w in _words(words)) for word, words in {
@@ -832,7 +838,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     # a lifespan ("(1884–1962)") says *when* someone was born and died, not where
     said = feats.content | (feats.tokens & _LIFE_EVENTS) if what.kind == "date" else feats.content
     missing = tuple(t for t in what.attribute if not _term_present(t, said, feats.prefixes)
-                    and not (t in _UNIT_SIGNS and _UNIT_SIGNS[t].search(text)))
+                    and not (t in _SIGNS and _SIGNS[t].search(text)))
     missing = tuple(t for t in missing if t not in what.optional and not _head_said(what, t, text)
                     and not (t == what.category_term and _kind_said(what, text)))
     swapped = substitution(what, text, conflict_coverage, title)
@@ -864,5 +870,5 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     return Answerability(round(coverage if has_type else 0.0, 4), has_type, round(coverage, 4), missing)
 
 
-__all__ = ["CALENDAR_WORDS", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "holds_value", "mentions", "substitution",
+__all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "holds_value", "mentions", "substitution",
            "value_beside"]

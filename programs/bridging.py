@@ -24,6 +24,7 @@ from groundqa.text import split_sentences, strip_citations
 
 from .answerability import (
     CALENDAR_WORDS,
+    RELATIVE_HEAD,
     asked,
     asks_for_description,
     describes_entity,
@@ -124,9 +125,6 @@ def _called(name: str, sentence: str, nouns: Sequence[str], heads: Sequence[str]
                                          for head in heads)
 
 
-_RELATIVE_HEAD = re.compile(r"\b([a-z]{3,}) (?:who|whom|whose|which|that|where)\b")
-"""The noun a relative clause describes ("the *inn* where Ida Tavener grew up")."""
-
 
 def _wants_person(question: str) -> bool:
     """The description's head is a person ("the guide who …", "the composer of …", "the man honoured …")."""
@@ -155,7 +153,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     main = _surface(question, asked(question).main)
     person = _wants_person(question)
     described = [w.lower() for w in _surface(question, sorted(wanted.content - known)) if len(w) > 3]
-    heads = _RELATIVE_HEAD.findall(question)
+    heads = RELATIVE_HEAD.findall(question)
     for order, passage, sentence in units:
         unit = features(f"{passage.title}. {sentence}")
         overlap = sum(unit.covers(t) for t in wanted.content) / max(1, len(wanted.content))

@@ -35,7 +35,7 @@ from typing import Literal
 from groundqa.signatures.qa import Presupposition
 from groundqa.text import content_words
 
-from .answerability import CALENDAR_WORDS, asks_for_description, describes_entity
+from .answerability import CALENDAR_WORDS, RELATIVE_HEAD, asks_for_description, describes_entity
 
 _YES_NO = {"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will",
            "would", "should", "shall", "may", "might", "must"}
@@ -203,7 +203,7 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
     claim: list[Claim] = [(remainder, "the question takes this for granted", kind)]
     if wh == "why":
         return _claims(claim)
-    if _DESCRIBING.search(text) and describes_entity(text) and not asks_for_description(text):
+    if RELATIVE_HEAD.search(text) and describes_entity(text) and not asks_for_description(text):
         # a bridged question's relation spans two pages (one names the company that bought the paper, the other
         # what it paid for the press): no one passage can carry it, and the answer check holds both hops to it
         return (_claims(_named(text, years=False, why="named in a question answered in two hops")) +
@@ -212,8 +212,6 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
 
 
 _RELATIVE = re.compile(r"\s(?:that|who|whom|which|whose)\s")
-# A noun and the relative clause that describes it ("the body *that* bought the Sentinel", "the reefs *where*")
-_DESCRIBING = re.compile(r"\b[a-z]+ (?:that|who|whom|which|whose|where)\b")
 
 
 def _two_hops(claim: Claim) -> list[Claim]:

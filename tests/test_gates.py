@@ -1367,15 +1367,6 @@ def test_another_year_is_no_contradiction_where_the_passage_dates_the_claim_too(
     assert found is not None and found.kind == "year"
 
 
-def test_a_dimension_is_asked_of_a_thing_the_answer_must_say():
-    # "How long is the *road* …?" is not answered by the length of an asteroid's orbit from another passage
-    road = asked("How long is the road from Velmarre up to the observatory?")
-    assert road.measured == stem("road")
-    orbit = "It orbits the Sun once every 4.3 years at an average distance of about 2.6 astronomical units."
-    assert check(road, orbit, title="4127 Velmarre").score == 0
-    stated = "The Orsevin Summit Road is a mountain road running 17.2 kilometres from Velmarre to the observatory."
-    assert check(road, stated, title="Orsevin Summit Road").score >= 0.6
-    assert asked("How deep is the lake shown in Ottilie Sarn's best-known painting?").measured == ""  # a hop away
 
 
 def test_a_numbered_name_is_no_denial():
@@ -1388,13 +1379,6 @@ def test_a_numbered_name_is_no_denial():
     assert found is not None and found.kind == "negation"
 
 
-def test_what_started_a_fire_asks_for_its_cause():
-    started = asked("What started the 1962 fire at Kestrelhorn?")
-    assert started.event == stem("cause")
-    opening = "The Kestrelhorn fire broke out in the early hours of 12 January 1962 in the residence wing."
-    assert check(started, opening, title="Kestrelhorn fire of 1962").score == 0  # when and where, not why
-    cause = "It was caused by an overheated stove in the kitchen, and winds spread the flames."
-    assert check(started, cause, title="Kestrelhorn fire of 1962. " + opening).score >= 0.6
 
 
 @pytest.mark.parametrize("title, text, question, entity", [
@@ -1475,12 +1459,6 @@ def test_the_kind_asked_for_is_no_presupposition():
         "Sentinel"]
 
 
-def test_what_a_thing_weighs_is_a_weight():
-    weigh = asked("How much did the Brennick rotary press weigh?")
-    assert check(weigh, "The Brennick rotary press printed 900 sheets an hour.").score == 0
-    assert check(weigh, "The Brennick rotary press had a mass of 14 tonnes.").score >= 0.6
-
-
 def test_a_year_asked_at_the_end_is_a_date_question():
     assert asked("Colour photos first appeared in the Sentinel in which year?").kind == "date"
 
@@ -1494,3 +1472,31 @@ def test_a_question_answered_in_two_hops_presupposes_its_names():
     claims = heuristic_presuppositions("What does not induce a proper hierarchy on the classes defined by "
                                        "constraining the respective resources?")
     assert [p.role for p in claims] == ["asked"]
+
+
+@pytest.mark.parametrize("question, refused, answered", [
+    # "How long is the *road* …?" is not answered by the length of an asteroid's orbit from another passage
+    ("How long is the road from Velmarre up to the observatory?",
+     ("4127 Velmarre", "It orbits the Sun once every 4.3 years at an average distance of about 2.6 astronomical units."),
+     ("Orsevin Summit Road", "The Orsevin Summit Road is a mountain road running 17.2 kilometres from Velmarre to the "
+                             "observatory.")),
+    # "What *started* the fire?" asks for a cause: when and where it broke out is no answer
+    ("What started the 1962 fire at Kestrelhorn?",
+     ("Kestrelhorn fire of 1962", "The Kestrelhorn fire broke out in the early hours of 12 January 1962."),
+     ("Kestrelhorn fire of 1962", "It was caused by an overheated stove in the kitchen, and winds spread the flames.")),
+    # what a thing weighs is a weight
+    ("How much did the Brennick rotary press weigh?",
+     ("Brennick rotary press", "The Brennick rotary press printed 900 sheets an hour."),
+     ("Brennick rotary press", "The Brennick rotary press had a mass of 14 tonnes.")),
+])
+def test_what_is_asked_decides_which_sentence_answers(question: str, refused: tuple[str, str],
+                                                      answered: tuple[str, str]):
+    what = asked(question)
+    assert check(what, refused[1], title=refused[0]).score == 0
+    assert check(what, answered[1], title=answered[0]).score >= 0.6
+
+
+def test_the_measured_thing_and_the_asked_cause():
+    assert asked("How long is the road from Velmarre up to the observatory?").measured == stem("road")
+    assert asked("How deep is the lake shown in Ottilie Sarn's best-known painting?").measured == ""  # a hop away
+    assert asked("What started the 1962 fire at Kestrelhorn?").event == stem("cause")
