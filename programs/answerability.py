@@ -29,7 +29,7 @@ from functools import lru_cache
 from typing import Literal
 
 from groundqa.hypernyms import names_a_kind_of
-from groundqa.judges.lexical import NOT_A_PERSON, features, stem
+from groundqa.judges.lexical import LIFESPAN, NOT_A_PERSON, features, stem
 from groundqa.text import strip_citations
 
 from .contradiction import conflict_about
@@ -64,7 +64,9 @@ _NAME_OF = re.compile(r"^(?:what|which) (?:is|was|are|were) (?:the )?(?:\w+ )?na
                       r"her|its|their) (\w+(?: \w+)?)", re.I)
 _PLACE_Q = re.compile(
     r"^(?:(?:in|at|to|from|near|on) )?(?:where|(?:which|what) (?:city|town|village|country|region|province|"
-    r"island|state|county|place|port|street|river|mountain|lake|continent|district|harbou?r))\b", re.I)
+    r"island|state|county|place|port|street|river|mountain|lake|continent|district|harbou?r))\b"
+    # "What was Tobias Wrenn's *hometown*?", "*Birthplace* of Edda Marrowby?"
+    r"|^(?:(?:what|which) (?:is|was) [\w'’ -]*?\b)?(?:hometown|home town|birthplace)\b", re.I)
 _ORG_Q = re.compile(
     r"^(?:(?:at|for|by|with|from|in) )?(?:which|what) (?:company|firm|organi[sz]ation|institution|university|"
     r"school|college|team|club|publisher|newspaper|orchestra|band|party|bank|shipyard|museum|library|agency|"
@@ -138,6 +140,9 @@ _FILLER = frozenset(stem(w) for w in _words("""point part way name title called 
 # A verb that only carries the slot ("how much money *comes with* the prize"): the answer need not repeat it.
 # ("have", "get" are stop words already; "use" is not light: "How did RAND *use* this network?" asks for it.)
 _LIGHT = frozenset(stem(w) for w in _words("come comes came go goes went gone carry carries carried responsible"))
+# Verbs that only say an event took place, light where its time or place is asked ("When did the breach *occur*?"),
+# not where the event itself is ("What *happens* when …?")
+_EVENT_LIGHT = frozenset(stem(w) for w in _words("occur occurs occurred happen happens happened"))
 # Verbs that only carry a named slot ("What *gauge* does the railway *use*?", "What *motto* *appears* beneath the
 # crest?", "Which *post* did she *hold*?"): the answer names the gauge, the motto, the post, not the verb.
 _SLOT_VERBS = frozenset(stem(w) for w in _words("use uses used appear appears appeared feature features featured "
@@ -158,6 +163,8 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\blook(?:s|ed|ing)? after\b", re.I), "kept"),
            (re.compile(r"\bfinish(?:es|ed)? (?:her|his|their|its) (?:studies|training|degree)\b", re.I), "graduated"),
            (re.compile(r"\bthese days\b", re.I), "now"),
+           (re.compile(r"\bhand(?:s|ed|ing)? out\b", re.I), "presents"),  # "Who *hands out* the awards?"
+           (re.compile(r"\bsound(?:s|ed|ing)? the alarm\b", re.I), "raised the alarm"),
            (re.compile(r"\bma(?:ke|kes|de|king) up\b", re.I), "comprise"),  # no light "make" ("make appearances")
            (re.compile(r"\b(?:year-round|all year(?: round)?|all the year round)\b", re.I), "permanently"),
            (re.compile(r"\bco-?op\b", re.I), "cooperative"))
@@ -222,7 +229,7 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "boat": "vessel ship",
         "ship": "vessel boat",
         "resumed": "return returned reopen reopened restart restarted resume again",
-        "rejected": "reject voted against refuse refused",
+        "rejected": "reject voted against refuse refused decline declined",
         "premiere": "first performed premiered",
         "sponsor": "fund funded funding finance financed backing backed",
         "pay": "paid bought buy sold sell purchased cost",
@@ -230,6 +237,9 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "paper": "newspaper courier gazette herald times journal chronicle",  # "which *paper*" / "the *Courier*"
         "set": "found founded establish established start started",  # "who *set up* the trust"
         "home": "born native birthplace live lived",  # "his *home* village" / "born in the village of"
+        "hometown": "born native birthplace grew",
+        "birthplace": "born native",
+        "rebuild": "restoration restored rebuilt reconstruction repair repaired",
         "play": "player played",
         "start": "found founded establish established set begin began",  # "who *started* the school"
         "begin": "found founded establish established set start started",
@@ -289,7 +299,7 @@ _NOT_ROLE = (r"(?!(?:number|water|winter|summer|center|centre|quarter|river|orde
 _ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|architect|guide|pilot|poet|chair|chairman|chairwoman|coach|dean|"
          r"bishop|priest|judge|chef|mayor|founder|owner|king|queen|wife|husband|son|daughter|father|"
          r"mother|brother|sister|niece|nephew|cousin|aunt|uncle|grandson|granddaughter|grandfather|grandmother|"
-         r"widow|heir|successor|predecessor|captain|chief|head|keeper|twin town|home town|"
+         r"widow|heir|successor|predecessor|captain|chief|head|keeper|twin town|home town|hometown|"
          r"birthplace|home|capital|surgeon|matron|nurse|vicar|curate|trustee|patron|apprentice|pupil|student|"
          r"graduate|clerk|monk|nun|friend|rival|spouse|colleague|secretary|treasurer|steward|warden")
 _ROLE_MODIFIERS = r"(?:(?:most|current|first|last|former|new|best-known|[a-z]+est|[a-z]+ful) ){0,2}"
@@ -301,7 +311,7 @@ _NAMED_BODIES = (r"company|firm|business|club|society|school|college|university|
                  r"theater|church|hospital|clinic|bank|studio|shop|factory|works|mill|railway|airline")
 _DESCRIPTION = re.compile(
     rf"\bthe (?:[a-z]+ ){{0,2}}[a-z]+ (?:who|whom|that|which|whose|where|(?:[a-z]+ed|built|run|led|held|written|"
-    rf"drawn|made|won|painted|founded) by)\b|\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) (?:of|at the time of|during)\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*'s [a-z]+"
+    rf"drawn|made|won|painted|founded) by)\b|\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) (?:of|behind|at the time of|during)\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*'s [a-z]+"
     # a role of something described itself ("the academy's most successful *graduate*", "the museum's *curator*")
     rf"|\bthe (?:[a-z]+ )?[a-z]+'s {_ROLE_MODIFIERS}(?:{_ROLE}|graduate|student|pupil)\b"
     # a contact clause ("the company *Mira Tell founded*"): a noun, a name, and what the name did to it
@@ -462,10 +472,15 @@ class Asked:
                          or (len(t) == 4 and t.isdigit() and weights[t] >= 0.5))  # not a trailing clause's date
 
 
+_TERSE_OF = re.compile(r"^([A-Z][a-z]+)(?= of (?:the )?[A-Z])")
+
+
 @lru_cache(maxsize=4096)
 def asked(question: str) -> Asked:
     """Read the answer type and the asked attribute off ``question``."""
-    read = question
+    # a terse look-up opens on the asked noun, capitalised as the first word, not as a name ("*Birthplace* of
+    # Edda Marrowby?")
+    read = _TERSE_OF.sub(lambda m: m.group(1).lower(), question)
     for idiom, verb in _IDIOMS:
         read = idiom.sub(verb, read)
     feats = features(read)
@@ -500,7 +515,8 @@ def asked(question: str) -> Asked:
         if kind == "number" and term in _COUNT_LIGHT:
             continue  # "How many appearances did he *make*?": the count is the answer, not the making
         if token in name_tokens or term in _TYPE_NOUNS or term in _FILLER or (
-                (term in _LIGHT or (kind == "place" and term in _LOCATING)) and len(feats.content) > 1):
+                (term in _LIGHT or (kind == "place" and term in _LOCATING)
+                 or (kind in ("date", "place") and term in _EVENT_LIGHT)) and len(feats.content) > 1):
             continue
         if token.isdigit() and not (len(token) == 4 and token in feats.numbers):
             continue  # a year the question pins must be in the answer ("in 2021"); other numbers need not
@@ -749,7 +765,7 @@ def value_beside(what: Asked, text: str, window: int = 3) -> bool:
     return any(abs(i - j) <= window for i in valued for j in said)
 
 
-def _unsaid(what: Asked, known: str) -> tuple[str, ...]:
+def unsaid(what: Asked, known: str) -> tuple[str, ...]:
     """The terms of the question's main clause that ``known`` (what was read already) does not say."""
     if not known:
         return what.main
@@ -767,7 +783,7 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
     # a near-match by prefix does not count where a word of the description shares it: "Greta Voss is a
     # *composer*" names the description ("the composer of the Tide Suite"), not "teach *composition*"
     described = {t[:5] for t in what.attribute if t not in what.main}
-    terms = _unsaid(what, known) or what.main
+    terms = unsaid(what, known) or what.main
     return any(_term_present(t, content, frozenset() if t[:5] in described else feats.prefixes)
                for t in (*terms, *((what.slot,) if what.slot else ()))) or (
         # a kind of the asked noun mentions it where the main clause asks for it ("What kind of *business* did he
@@ -797,7 +813,7 @@ _SIGNS = {_CAUSE: re.compile(r"\b(?:caused|started|sparked|triggered|set off) by
           stem("temperature"): re.compile(r"\d\s*°"), stem("deep"): re.compile(r"\d\s*m\b"),
           stem("high"): re.compile(r"\d\s*m\b"), stem("tall"): re.compile(r"\d\s*m\b"),
           stem("long"): re.compile(r"\d\s*(?:m|km)\b"), stem("big"): _AREA_SIGNS, stem("size"): _AREA_SIGNS}
-_BORN_WHEN = re.compile(r"\(born (?:on )?(?:\d{1,2} [A-Z][a-z]+ )?\d{4}\)|\(\d{4}\s*[–-]\s*\d{4}\)")
+_BORN_WHEN = re.compile(r"\(born (?:on )?(?:\d{1,2} [A-Z][a-z]+ )?\d{4}\)|" + LIFESPAN.pattern)
 # The words that put something in a trailing clause's relation to what it names.
 _RELATIONS: dict[str, frozenset[str]] = {word: frozenset(stem(w) for w in _words(words)) for word, words in {
     "before": "before prior until earlier previously formerly first",
@@ -870,5 +886,5 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     return Answerability(round(coverage if has_type else 0.0, 4), has_type, round(coverage, 4), missing)
 
 
-__all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "holds_value", "mentions", "substitution",
+__all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "holds_value", "mentions", "substitution", "unsaid",
            "value_beside"]

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from groundqa.hypernyms import names_a_kind_of
-from groundqa.judges.lexical import NOT_A_PERSON, STOPWORDS, features, stem
+from groundqa.judges.lexical import LIFESPAN, NOT_A_PERSON, STOPWORDS, features, stem
 from groundqa.signatures.types import Passage
 from groundqa.text import split_sentences, strip_citations
 
@@ -30,6 +30,7 @@ from .answerability import (
     describes_entity,
     holds_value,
     mentions,
+    unsaid,
 )
 
 
@@ -150,12 +151,23 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
         (order, passage, strip_citations(raw))
         for order, passage in enumerate(passages[:max_passages]) for raw in split_sentences(passage.text)]
     scored: dict[str, tuple[float, Bridge]] = {}
-    main = _surface(question, asked(question).main)
+    what = asked(question)
+
+    def terms(sentence: str) -> tuple[str, ...]:
+        """What the second hop asks of a name found in ``sentence``: the main clause's terms; where the main
+        clause names only the slot ("How many *inhabitants* does the town where the railway's workshop is
+        located have?"), the terms the naming sentence does not say ("Corvenna inhabitants", not "… railway
+        workshop located": those describe the bridge, and the first hop found them already)."""
+        if what.weights and max(what.weights) >= 1.0:
+            return what.main
+        return unsaid(what, sentence) or what.main
     person = _wants_person(question)
     described = [w.lower() for w in _surface(question, sorted(wanted.content - known)) if len(w) > 3]
     heads = RELATIVE_HEAD.findall(question)
     for order, passage, sentence in units:
-        unit = features(f"{passage.title}. {sentence}")
+        # a lifespan says when someone was born, not where ("Liesel Hartung-Brenner (7 June 1889 – 15 March 1971)
+        # was a botanist" does not say where the garden's founder was born)
+        unit = features(f"{passage.title}. {sentence if what.kind == 'date' else LIFESPAN.sub(' ', sentence)}")
         overlap = sum(unit.covers(t) for t in wanted.content) / max(1, len(wanted.content))
         for name in _names(sentence, capitalised):
             tokens = {stem(w) for w in name.replace("-", " ").split()}
@@ -177,7 +189,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
                 # the name's ("Kestrelwing Air's *chief pilot*") is the way to the person.
             score = overlap + kind_bonus - 0.01 * order
             if score > 0 and (name not in scored or score > scored[name][0]):
-                query = " ".join([name, *main])  # "Anselm Varrick born"
+                query = " ".join([name, *_surface(question, terms(sentence))])  # "Anselm Varrick born"
                 scored[name] = (score, Bridge(entity=name, chunk_id=passage.chunk_id, sentence=sentence, query=query))
     ranked = sorted(scored.values(), key=lambda item: item[0], reverse=True)
     return [bridge for _, bridge in ranked[:limit]]

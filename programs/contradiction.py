@@ -64,6 +64,11 @@ _CLOSED_SETS = """first second third fourth fifth sixth seventh eighth ninth ten
     solid liquid gas plasma |
     proton neutron electron |
     red orange yellow green blue purple black white"""
+# Acts that can each happen in turn to the same thing (it opened, later closed): their opposites deny a claim only
+# about one occasion.
+_REVERSIBLE = frozenset(stem(w) for w in re.findall(r"[a-z]+", """add remove drop open close join leave begin end start stop buy sell rise fall
+    enter exit arrive depart marry divorce hire fire build demolish introduce abolish scrap expand shrink grow increase
+    decrease reduce raise lower gain lose"""))
 ANTONYMS: dict[str, frozenset[str]] = {}
 # Phrases that state a word's opposite with the word itself in them: read as that opposite, so that
 # "visit *free of charge*" contradicts "charge school classes" and "appeared *without interruption*"
@@ -145,6 +150,10 @@ def conflict_about(claim: TextFeatures, sentence: TextFeatures, threshold: float
     rest = [t for t in claim.content if t not in explained and t not in claim.numbers and t not in pinned]
     if kind in ("year", "person") and len(rest) < 2:
         return None  # a name or a year with one noun asserts no event that another year or person denies
+    if (kind == "antonym" and explained <= _REVERSIBLE and not rest
+            and not (claim.numbers and all(context.covers(n) for n in claim.numbers))):
+        return None  # "the canal opened" is not denied by "it closed to traffic in 1967": a name and an act alone
+        # say nothing the opposite act, another time, rules out, unless both speak of one occasion ("2.0 *removed* it")
     coverage = sum(context.covers(t) for t in rest) / len(rest) if rest else 1.0
     return (kind, detail, round(coverage, 4)) if coverage >= threshold else None
 

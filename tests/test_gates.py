@@ -1500,3 +1500,63 @@ def test_the_measured_thing_and_the_asked_cause():
     assert asked("How long is the road from Velmarre up to the observatory?").measured == stem("road")
     assert asked("How deep is the lake shown in Ottilie Sarn's best-known painting?").measured == ""  # a hop away
     assert asked("What started the 1962 fire at Kestrelhorn?").event == stem("cause")
+
+
+def test_an_opposite_act_denies_a_claim_only_about_one_occasion():
+    # "it closed to traffic in 1967" does not deny that the canal opened: both happened, at different times
+    canal = passage("canal", "The Vessary Trust restores the eastern part of the Vessary Canal, which had closed to "
+                             "commercial traffic in 1967.", "Vessary Canal Trust")
+    assert find_contradiction("the Vessary Canal open throughout", [canal], 0.6) is None
+    # an occasion both speak of ("2.0") makes the opposite act a denial; a closed set needs no occasion
+    release = passage("r2", "Quorvane 2.0 removed the Redis dependency.", "Quorvane 2.0")
+    found = find_contradiction("Quorvane 2.0 add Redis", [release], 0.6)
+    assert found is not None and found.kind == "antonym"
+    third = passage("law", "Newton's Third Law is a result of applying symmetry.", "Newton's laws")
+    assert find_contradiction("Newton's Fifth Law", [third], 0.6) is not None
+
+
+@pytest.mark.parametrize("question, answer, title", [
+    ("When did the Great Breach occur?", "The Great Breach of 1867 was the collapse of an embankment on the night of "
+                                         "11–12 March 1867.", "Great Breach of 1867"),
+    ("What was Tobias Wrenn's hometown?", "Born in Sallowfen, he joined the survey team in 1826.", "Tobias Wrenn"),
+    ("Birthplace of Edda Marrowby?", "Born in the village of Fenlow Cross, she trained at the Calder School of "
+                                     "Speech.", "Edda Marrowby"),
+    ("Which organisation hands out the Cressing Awards?", "The Cressing Awards are annual prizes for theatre, presented "
+                                                          "by the Cressing Trust.", "Cressing Awards"),
+    ("how much did rebuilding the lantern playhouse after the fire cost", "Restoration, supervised by Hilda Grose, "
+                                                                          "cost 186,000 crowns.", "Lantern Playhouse"),
+])
+def test_a_look_up_said_in_everyday_words(question: str, answer: str, title: str):
+    assert check(asked(question), answer, title=title).score >= 0.6
+
+
+def test_a_hometown_is_a_place_of_the_name_itself_and_a_terse_look_up_opens_on_its_noun():
+    assert asked("What was Tobias Wrenn's hometown?").kind == "place"
+    assert not find_bridges("What was Tobias Wrenn's hometown?", [passage(
+        "w", "In old age he retired to Tarnwick, where he died.", "Tobias Wrenn")])
+    birthplace = asked("Birthplace of Edda Marrowby?")
+    assert birthplace.kind == "place" and {"edda", stem("marrowby")} <= set(birthplace.names)
+    assert check(birthplace, "Edda Marrowby (3 May 1898 – 17 January 1971) was an actress-manager.",
+                 title="Edda Marrowby").score == 0  # a lifespan says when, never where
+
+
+def test_a_lifespan_with_days_and_months_says_when_someone_was_born_and_died():
+    opening = "Ottilie Sarn (2 March 1902 - 17 October 1979) was a landscape painter of the valley."
+    assert check(asked("When did Ottilie Sarn die?"), opening, title="Ottilie Sarn").score >= 0.6
+    assert check(asked("When was Ottilie Sarn born?"), opening, title="Ottilie Sarn").score >= 0.6
+
+
+def test_the_second_hop_asks_what_the_naming_sentence_does_not_say():
+    # the main clause names only the slot: the relative clause's words describe the bridge, the first hop found them
+    works = passage("works", "The Corvenna Works is the locomotive workshop of the Selvatrin Mountain Railway, located "
+                             "a few hundred metres east of the railway's station in Corvenna.", "Corvenna Works")
+    found = find_bridges("How many inhabitants does the town where the railway's workshop is located have?", [works])
+    assert "Corvenna inhabitants" in [b.query for b in found]
+    # "the shipowner *behind* the founding of …" describes someone
+    assert describes_entity("What instrument did the shipowner behind the founding of the Ostrevane Symphony "
+                            "Orchestra play?")
+
+
+def test_an_event_verb_is_light_only_where_its_time_or_place_is_asked():
+    assert stem("occur") not in asked("When did the Great Breach occur?").attribute
+    assert stem("occur") in asked("What occurs when all components of the immune system are active?").attribute

@@ -66,7 +66,9 @@ _TOKEN = re.compile(r"\d{3}0s\b|\d[\d,]*(?:\.\d+)?|[A-Za-z\u00C0-\u024F]+(?:'[A-
 _DECADE = re.compile(r"\d{3}0s")
 _YEAR = re.compile(r"1\d{3}|20\d{2}")
 # "Ilse Varga (1921–2009)" states birth and death; "(d. 1903)" states death.
-_LIFESPAN = re.compile(r"\(\s*(?:b\.\s*|born\s+)?\d{3,4}\s*[\u2013\u2014-]\s*\d{3,4}\s*\)")
+# "(1861–1934)", "(2 March 1902 - 17 October 1979)", "(11 January 1861 – 2 March 1931)"
+_DAY_MONTH = r"(?:\d{1,2}\s+[A-Z][a-z]+\s+|[A-Z][a-z]+\s+\d{1,2},?\s+)?"
+LIFESPAN = re.compile(rf"\(\s*(?:b\.\s*|born\s+)?{_DAY_MONTH}\d{{3,4}}\s*[\u2013\u2014-]\s*{_DAY_MONTH}\d{{3,4}}\s*\)")
 _DIED = re.compile(r"\(\s*d\.\s*\d{3,4}\s*\)")
 _CLAUSE_END = re.compile(r"[;,:()]|\s(?:but|although|though|while|whereas|and)\s")
 
@@ -184,7 +186,7 @@ def features(text: str) -> TextFeatures:
         low = word.lower()
         if low not in STOPWORDS and s not in STOPWORDS and low not in NEGATIONS and not low.endswith("n't"):
             content.add(s)
-    if _LIFESPAN.search(text):
+    if LIFESPAN.search(text):
         tokens.update(("born", "die"))
     elif _DIED.search(text):
         tokens.add("die")
