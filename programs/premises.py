@@ -42,6 +42,8 @@ JUDGED = 3
 """Passages the judge reads per claim (the best-ranked of ``gates.premise_k``; the word checks read all)."""
 JudgeKind = Literal["lm", "offline"]
 ASKED_CONFLICTS: frozenset[ConflictKind] = frozenset(("year", "person", "antonym"))
+# What a how-many question counts is denied by a passage that says none of it happened ("no one was killed")
+COUNTED_CONFLICTS: frozenset[ConflictKind] = ASKED_CONFLICTS | {"negation"}
 """How a passage may contradict the relation a look-up asks about (a negation there is mostly in passing)."""
 
 
@@ -108,7 +110,7 @@ class PremiseVerifier(dspy.Module):
             best = max(best, gates.premise_floor)
             rationale = f"passage {passages[mention].chunk_id} mentions every part of it"
         else:
-            if claim.role == "asked" and best < gates.premise_floor:
+            if claim.role != "asserted" and best < gates.premise_floor:
                 # a rare name embeds poorly ("made the *Great Tun*" scores 0.21 against its page): a passage that
                 # names everything the relation names, found in so many words, is near enough to judge
                 named = [p for p in self._named_passages(claim.claim, gates.premise_k) if _names_all(claim.claim, p)]
@@ -116,7 +118,7 @@ class PremiseVerifier(dspy.Module):
                     passages, best = [*named[:1], *passages], max(best, gates.premise_floor)
             said, confidence, cited, rationale = self._judge(claim.claim, passages[:JUDGED])
         threshold, floor = gates.premise_threshold, gates.premise_floor
-        if claim.role == "asked":
+        if claim.role != "asserted":
             # what a look-up asks about may be worded otherwise where it is answered: it is judged by support
             # alone, whatever the verdict (the offline judge's confidence is its support score; an LM's
             # confidence in "unsupported" is one minus it), and only a claim no passage comes near is refused
@@ -139,7 +141,7 @@ class PremiseVerifier(dspy.Module):
             # what a look-up asks about is not denied by a sentence that negates one of its words in
             # passing ("no seeds are kept that way" for "the seed bank stores its seeds"): another year,
             # person or opposite predicate only
-            kinds = ASKED_CONFLICTS if claim.role == "asked" else ALL_KINDS
+            kinds = {"asserted": ALL_KINDS, "asked": ASKED_CONFLICTS, "counted": COUNTED_CONFLICTS}[claim.role]
             found = find_contradiction(claim.claim, passages, gates.contradiction, kinds)
             if found is not None:
                 source = passages[found.passage]

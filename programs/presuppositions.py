@@ -7,6 +7,8 @@ granted ("When did Paolo Marchetti design the lights?"). Rules, in order:
 
 * a **yes/no** question presupposes only that the things it names exist (the asked event is what is
   asked, not presupposed: "Did X ever live on Calder?");
+* a **how many … were <participle>** question presupposes that what it counts happened (role ``counted``:
+  worded otherwise like an asked relation, and denied by a passage that says none did: "no one was killed");
 * a **why** question presupposes its whole remainder ("Why was the festival cancelled in 2020?");
 * a **look-up** (the slot, then *is/are/was/were*, then what it is about) presupposes the names and
   years it pins, a possessive relation between two names ("Colm Ardley's Nine Dark Nights"), and a
@@ -70,7 +72,7 @@ _LOCATED_DESCRIPTION = re.compile(
 _ARTICLES = frozenset(("'s", "the", "a", "an"))
 MAX_CLAIMS = 3
 Kind = Literal["existence", "event"]
-Role = Literal["asserted", "asked"]
+Role = Literal["asserted", "asked", "counted"]
 MAX_WORDS = 15
 
 
@@ -98,6 +100,13 @@ def named_things(question: str, years: bool = True) -> list[str]:
 
 
 Claim = tuple[str, str, Kind]
+
+# A count of people or things that something happened to ("How many *crew were lost* when …", "How many
+# *compositors were sacked* after …"): the participle and what follows it are the counted event
+_COUNTED_EVENT = re.compile(r"^how many ([a-z]+(?: [a-z]+)?) (?:were|was|have been|had been|got) "
+                            r"((?:[a-z]+ed|[a-z]+en|lost|hurt|shot|left|sent|caught|held|slain))\b(.*)$", re.I)
+# a count of anyone at all: "no one was killed" denies "killed in …", whoever the question counts
+_ANYONE = frozenset(("people", "persons", "person", "men", "individuals"))
 
 
 def _claims(items: list[Claim], role: Role = "asserted") -> list[Presupposition]:
@@ -182,6 +191,11 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
     if parts is None:
         return []
     wh, modifiers, rest = parts
+    counted = _COUNTED_EVENT.match(text)
+    if counted:  # "How many people were killed in the Great Breach?" takes it that some were
+        what = f"{'' if counted.group(1).lower() in _ANYONE else counted.group(1) + ' '}{counted.group(2)}{counted.group(3)}"
+        return (_claims([(what, "what the question counts happened", "event")], "counted")
+                + _look_up(text, _COPULA.sub("", rest, count=1)))[:MAX_CLAIMS]
     if wh != "why" and _COPULA.match(rest):
         return _look_up(text, _COPULA.sub("", rest, count=1))
     auxiliary = _AUX.match(rest)

@@ -428,6 +428,23 @@ def test_a_negation_in_passing_does_not_contradict_an_asked_relation():
     assert verifier.verify(asked_claim, Gates()).status != "contradicted"
 
 
+def test_a_count_of_what_never_happened_is_corrected():
+    # "How many people were killed …?" takes it that some were; "no one was killed" says otherwise
+    claims = heuristic_presuppositions("How many people were killed in the Great Breach of 1867?")
+    assert (claims[0].claim, claims[0].role) == ("killed in the Great Breach of 1867", "counted")
+    breach = passage("breach", "The Great Breach of 1867 was the collapse of an embankment near Sallowfen. The flood "
+                               "damaged about forty houses, but no one was killed.", "Great Breach of 1867")
+    verifier = PremiseVerifier(_Fixed(breach), extractor="heuristic", judge="offline")
+    verdict = verifier.verify(claims[0], Gates())
+    assert verdict.status == "contradicted" and "no one was killed" in verdict.correction.snippet
+    # a count the passage gives is no denial, and worded otherwise it is held to the asked threshold only
+    toll = passage("breach", "The Great Breach of 1867 was the collapse of an embankment near Sallowfen. Eleven people "
+                             "died in the flood.", "Great Breach of 1867")
+    assert PremiseVerifier(_Fixed(toll), extractor="heuristic", judge="offline").verify(claims[0], Gates()).supported
+    # an asked relation is still not denied by a negation in passing
+    assert [c.role for c in heuristic_presuppositions("How many seeds does the Kessraun seed bank store?")] != ["counted"]
+
+
 def test_a_mention_that_denies_is_no_attestation():
     island = passage("calder", "Calder Island lies south of the strait. The island has no airport and no bridge.",
                      "Calder Island")
