@@ -224,7 +224,9 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "work": "employ job worked",
         "design": "designer",
         "write": "author wrote writer",
+        "author": "playwright writer wrote written novelist poet",
         "lead": "led leader head chair chaired chairman chairwoman direct directed director",
+        "leader": "lead leads led head headed chair chaired",
         "head": "rector director chair chairman chairwoman president leader lead led principal dean chief",
         "boat": "vessel ship",
         "ship": "vessel boat",
@@ -302,8 +304,9 @@ _ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|architect|guide|pilot|poet|chair|chai
          r"widow|heir|successor|predecessor|captain|chief|head|keeper|twin town|home town|hometown|"
          r"birthplace|home|capital|surgeon|matron|nurse|vicar|curate|trustee|patron|apprentice|pupil|student|"
          r"graduate|clerk|monk|nun|friend|rival|spouse|colleague|secretary|treasurer|steward|warden")
-_ROLE_MODIFIERS = r"(?:(?:most|current|first|last|former|new|best-known|[a-z]+est|[a-z]+ful) ){0,2}"
-"""Up to two words that pick one holder of a role ("the academy's *most successful* graduate")."""
+_ROLE_MODIFIERS = r"(?:(?:most|current|first|last|former|new|best-known|[a-z]+est|[a-z]+ful|[a-z]+ic|[a-z]+al) ){0,2}"
+"""Up to two words that pick one holder of a role ("the academy's *most successful* graduate", "the company's *current
+artistic* director")."""
 # Things known by a name, so that "the *company* Mira Tell founded" is bridged to it (not "the storms she painted")
 _NAMED_BODIES = (r"company|firm|business|club|society|school|college|university|museum|gallery|library|band|orchestra|"
                  r"choir|team|party|newspaper|magazine|label|publisher|shipyard|yard|ship|boat|vessel|station|"
@@ -313,7 +316,7 @@ _DESCRIPTION = re.compile(
     rf"\bthe (?:[a-z]+ ){{0,2}}[a-z]+ (?:who|whom|that|which|whose|where|(?:[a-z]+ed|built|run|led|held|written|"
     rf"drawn|made|won|painted|founded) by)\b|\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) (?:of|behind|at the time of|during)\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*'s [a-z]+"
     # a role of something described itself ("the academy's most successful *graduate*", "the museum's *curator*")
-    rf"|\bthe (?:[a-z]+ )?[a-z]+'s {_ROLE_MODIFIERS}(?:{_ROLE}|graduate|student|pupil)\b"
+    rf"|\bthe (?:[A-Za-z]+ )?[a-z]+'s {_ROLE_MODIFIERS}(?:{_ROLE}|graduate|student|pupil)\b"
     # a contact clause ("the company *Mira Tell founded*"): a noun, a name, and what the name did to it
     rf"|(?<!\bwas )(?<!\bwere )(?<!\bis )(?<!\bare )\bthe (?:[a-z]+ )?(?:{_NAMED_BODIES}) [A-Z][a-z]+(?: [A-Z][a-z]+)* (?:[a-z]+ed|built|made|won|wrote|ran|led|held|drew|"
     rf"sold|bought|began|chose|took)\b"
@@ -354,6 +357,8 @@ def _description_span(text: str) -> tuple[int, int] | None:
     return match.start(), match.end()
 
 
+_CLAUSE_WORDS = frozenset(_words("who whom whose which that where when while is was are were did does do has have had "
+                                  "before after"))
 _COPULA_Q = re.compile(r"^(?:what|which|who)\s+(?:is|was|are|were)\s+", re.I)
 
 
@@ -367,7 +372,13 @@ def asks_for_description(question: str) -> bool:
     if lead is None or span is None or span[0] != lead.end():
         return False
     after = text[span[1]:].split()
-    return not after or (len(after) == 1 and stem(after[0]) in _TYPE_NOUNS)
+    if not after or (len(after) == 1 and stem(after[0]) in _TYPE_NOUNS):
+        return True
+    # "Who was the leader of the 1912 boatmen's strike on the Vessary Canal?": the rest of the phrase only says
+    # which strike (no clause in it, so no other hop); "Who was the founder of the club that won the cup?" has one
+    return lead.group(0).lower().startswith("who") and not any(
+        w.lower() in _CLAUSE_WORDS or re.fullmatch(r"[a-z]+(?:ed|en|wn|lt)|made|won|held|run|led|sold|bought|taught", w)
+        for w in after)
 
 
 def describes_entity(question: str) -> bool:
@@ -475,14 +486,20 @@ class Asked:
 _TERSE_OF = re.compile(r"^([A-Z][a-z]+)(?= of (?:the )?[A-Z])")
 
 
+def plain_words(question: str) -> str:
+    """``question`` with what people say put in the words passages use (``_IDIOMS``: "Who *sounded the alarm*?" ->
+    "Who *raised the alarm*?", "Who's *in charge of* …" -> "Who's *heads* …")."""
+    for idiom, verb in _IDIOMS:
+        question = idiom.sub(verb, question)
+    return question
+
+
 @lru_cache(maxsize=4096)
 def asked(question: str) -> Asked:
     """Read the answer type and the asked attribute off ``question``."""
     # a terse look-up opens on the asked noun, capitalised as the first word, not as a name ("*Birthplace* of
     # Edda Marrowby?")
-    read = _TERSE_OF.sub(lambda m: m.group(1).lower(), question)
-    for idiom, verb in _IDIOMS:
-        read = idiom.sub(verb, read)
+    read = plain_words(_TERSE_OF.sub(lambda m: m.group(1).lower(), question))
     feats = features(read)
     name_tokens = {tok for name in feats.names for tok in name}
     kind = _type_of(question)
@@ -536,7 +553,8 @@ def asked(question: str) -> Asked:
     category = named_kind.group(1).lower() if named_kind else ""
     category = category if _kind_term(category) in terms else ""
     relation = trailing.group(0).lower() if trailing and terms and max(terms.values()) < 0.5 else ""
-    said = (_DATED_EVENT.match(question.strip()) if kind == "date" else _DOER.match(read.strip()) if kind == "person"
+    said = (_DATED_EVENT.match(question.strip()) if kind == "date"
+            else (_DOER.match(read.strip()) or _ROLE_HOLDER.match(read.strip())) if kind == "person"
             else _COUNTED.match(question.strip()))
     event = _CAUSE if cause else stem(said.group(1)) if said and stem(said.group(1)) in terms else ""
     return Asked(question, kind, tuple(order), frozenset(name_tokens), tuple(terms[t] for t in order), event,
@@ -553,6 +571,8 @@ _CAUSE = stem("cause")
 _CAUSE_Q = re.compile(r"\bwhat (?:\w+ ){0,2}?(started|caused|sparked|triggered)\b", re.I)
 _DATED_EVENT = re.compile(r"^(?:in |on )?(?:when|(?:what|which) (?:year|date|decade|century|month|day)) (?:was|were|is|are|"
                           r"has|have|had)\b.* ([a-z]+(?:ed|en|wn|lt))\W*$", re.I)
+# "Who was the *leader* of the strike?": the role asked about, which the answer must give in some form
+_ROLE_HOLDER = re.compile(r"^who(?:'s| is| was| are| were) the (?:[a-z]+ ){0,2}?([a-z]+) (?:of|at|for|in)\b", re.I)
 # "Who *designed* the bridge?": the act asked about; "How many *contributors* worked on it?": what is counted
 _DOER = re.compile(r"^who(?:'s)? (?!(?:is|was|are|were|has|have|had|did|does|do|will|would|can|could|should)\b)([a-z]+)\b",
                    re.I)
@@ -564,9 +584,16 @@ _SUBJECT = re.compile(rf"^(?:\w+ ){{0,4}}?(?i:when|where|why|how|what|which|who|
                       r"{0,2})?((?:[A-Z][\w-]*)(?: (?:of the |of |de |van |the )?[A-Z][\w-]*)*)\b(?!'s)")
 
 
+_MEASURED_NAME = re.compile(r"\s+(?:the\s+)?([A-Z][\w-]*(?:\s+(?:of the |of |the )?[A-Z][\w-]*)*)\b(?!'s)")
+
+
 def _subject_name(question: str, names: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
-    """The question's name right after its auxiliary ("When did *Henrik Voss* compose ..."), if any."""
+    """The question's name right after its auxiliary ("When did *Henrik Voss* compose ..."), or the one a measure
+    is of ("What is the population of *Tarnwick*?"), if any."""
     match = _SUBJECT.match(question.strip())
+    measure = _MEASURE_OF.match(question.strip())
+    if measure:
+        match = _MEASURED_NAME.match(question.strip(), measure.end()) or match
     if not match:
         return ()
     words = {stem(w) for w in re.findall(r"[^\W_]+", match.group(1))}
@@ -703,6 +730,13 @@ def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "
     return found[1] if found is not None else None
 
 
+# A place an opening locates its page by ("Calverholt is a village on the canal, *52 km east of Tarnwick*"): it says
+# where the page's subject is, not that the page is about Tarnwick
+_REFERENCE_POINT = re.compile(r"(?:\b(?:about |some |roughly )?\d[\d,.]*\s*(?:km|kilometres?|kilometers?|miles?|metres?|meters?|m)"
+                              r"\s+)?\b(?:(?:north|south)(?:-?(?:east|west))?|east|west|upstream|downstream|outside|near)"
+                              r"\s+(?:of\s+|from\s+)?(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
+
+
 def _unnamed(what: Asked, text: str) -> list[str]:
     """The subject names of ``what`` that ``text`` does not hold, every word of them (yes/no: none)."""
     if what.kind == "yes_no" or not what.named:
@@ -717,18 +751,23 @@ _MEASURED = re.compile(r"\b\d[\d,.]*\s*(?:metres?|meters?|m|km|kilometres?|kilom
 _RUNS_FOR = re.compile(r"\b(?:runs?|ran|stretch(?:es|ed)?|extends?|extended)\s+(?:for\s+)?(?:some\s+|about\s+|"
                        r"roughly\s+|nearly\s+|almost\s+)?\d[\d,.]*\s*(?:metres?|meters?|m|km|kilometres?|kilometers?|"
                        r"feet|ft|miles?)\b", re.I)
-_SAME_DIMENSION = {"deep": {"deep", "depth"}, "high": {"high", "tall", "height", "altitude", "elevation"},
-                   "tall": {"tall", "high", "height"}, "long": {"long", "length"}, "wide": {"wide", "width"}}
+_COMPOUND_MEASURE = re.compile(r"\b\d[\d,.]*-(?:metre|meter|kilometre|kilometer|km|mile|foot|feet)\b", re.I)
+# the words of each dimension, by the stem of the question's word (``Asked.required`` holds stems: "wide" is "wid")
+_SAME_DIMENSION = {stem(key): words for key, words in {
+    "deep": {"deep", "depth"}, "high": {"high", "tall", "height", "altitude", "elevation"},
+    "tall": {"tall", "high", "height"}, "long": {"long", "length"}, "wide": {"wide", "width"}}.items()}
 
 
 def _other_dimension(what: Asked, text: str) -> str:
     """The dimension ``text`` measures when it is not the one asked ("140 metres *wide*" for "how deep"), else ""."""
     asked_dims = [t for t in what.required if t in _SAME_DIMENSION]
-    measured = [m.group(1).lower() for m in _MEASURED.finditer(text)] + ["long" for _ in _RUNS_FOR.finditer(text)]
-    if not asked_dims or not measured:
+    if not asked_dims:
         return ""
+    measured = [m.group(1).lower() for m in _MEASURED.finditer(text)] + ["long" for _ in _RUNS_FOR.finditer(text)]
+    if asked_dims[0] in (stem("wide"), stem("deep")):  # "a *2,240-metre* tunnel" gives its length, not its width
+        measured += ["long" for _ in _COMPOUND_MEASURE.finditer(text)]
     same = _SAME_DIMENSION[asked_dims[0]]
-    if any(m in same for m in measured) or features(text).content & {stem(w) for w in same}:
+    if not measured or any(m in same for m in measured) or features(text).content & {stem(w) for w in same}:
         return ""
     return measured[0]
 
@@ -871,7 +910,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
         silent, missing = True, (*missing, f"the sentence does not say what came {what.relation}")
     elif what.relation and not silent:  # in that relation to what the clause names, which it may word otherwise
         missing = tuple(t for t in missing if t not in what.attribute)  # ("*Before* taking up railway work he …")
-    elsewhere = _unnamed(what, f"{title}. {about}. {text}")
+    elsewhere = _unnamed(what, f"{title}. {_REFERENCE_POINT.sub(' ', about)}. {text}")
     other = _other_dimension(what, text) if what.kind == "number" else ""
     if other:
         missing = (*missing, f"the sentence measures how {other}")
@@ -886,5 +925,5 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     return Answerability(round(coverage if has_type else 0.0, 4), has_type, round(coverage, 4), missing)
 
 
-__all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "holds_value", "mentions", "substitution", "unsaid",
+__all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "holds_value", "mentions", "plain_words", "substitution", "unsaid",
            "value_beside"]

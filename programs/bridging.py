@@ -127,6 +127,24 @@ def _called(name: str, sentence: str, nouns: Sequence[str], heads: Sequence[str]
 
 
 
+# Who makes a work: the name after "by" in the sentence that names the work ("a 1997 play *by* Tobias Fenwright"
+# for "the author of Winter at Greyhollow")
+_MAKERS = frozenset(re.findall(r"[a-z]+", """author writer playwright poet novelist composer painter artist architect
+    designer builder creator maker sculptor photographer"""))
+
+
+# what is made, or the act of making it, right before "by" ("a 1997 *play by*", "*painted* in 1934 *by*"); not
+# "*commissioned* by the company"
+_MADE = (r"(?:play|novel|book|poem|opera|symphony|suite|painting|picture|portrait|sculpture|photograph|building|"
+         r"written|painted|composed|designed|built|drawn|made|created|carved|sculpted|photographed)")
+
+
+def _made_by(name: str, sentence: str, nouns: Sequence[str]) -> bool:
+    """Whether the question describes a maker and the sentence says the name made something ("by <name>")."""
+    return bool(_MAKERS & set(nouns)) and re.search(
+        rf"\b{_MADE}(?:,? (?:in|from|between) [\w ,–-]{{1,30}}?,?)? by (?:the (?:[a-z]+ )?)?{re.escape(name)}\b", sentence) is not None
+
+
 def _wants_person(question: str) -> bool:
     """The description's head is a person ("the guide who …", "the composer of …", "the man honoured …")."""
     return bool(_PERSON_HEAD.search(question))
@@ -174,7 +192,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             if tokens <= known:
                 continue
             said = ((tokens | _kinds(tokens)) & (wanted.content - known) or _head_is_a_kind(name, described)
-                    or _called(name, sentence, described, heads))
+                    or _called(name, sentence, described, heads) or _made_by(name, sentence, described))
             kind_bonus = 0.5 if said else 0.0
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):

@@ -37,7 +37,7 @@ from typing import Literal
 from groundqa.signatures.qa import Presupposition
 from groundqa.text import content_words
 
-from .answerability import CALENDAR_WORDS, RELATIVE_HEAD, asks_for_description, describes_entity
+from .answerability import CALENDAR_WORDS, RELATIVE_HEAD, asks_for_description, describes_entity, plain_words
 
 _YES_NO = {"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will",
            "would", "should", "shall", "may", "might", "must"}
@@ -182,7 +182,7 @@ def _split_slot(text: str) -> tuple[str, str, str] | None:
 
 def heuristic_presuppositions(question: str) -> list[Presupposition]:
     """Presuppositions of ``question`` by rule (see the module docstring)."""
-    text = question.strip().rstrip("?").strip()
+    text = plain_words(question).strip().rstrip("?").strip()  # in the words passages use ("raised the alarm")
     if not text:
         return []
     if is_yes_no(text):  # the asked event is not presupposed; the things it names are
