@@ -39,7 +39,7 @@ _PAIRS = """add remove | add drop | hash plaintext | open close | win lose | joi
     public private | north south | east west | first last | succeed fail | alive dead | marry divorce |
     hire fire | build demolish | include exclude | support oppose | expand shrink | elect defeat | gain lose |
     encrypt plaintext | require optional | enable disable | keep abolish | keep scrap | introduce abolish |
-    introduce remove | add abolish | charge free | stop continuously | interrupt continuously | grow shrink | survive die | continue stop | continue end |
+    introduce remove | add abolish | charge free | stop continuously | interrupt continuously | grow shrink | survive die | survive kill | continue stop | continue end |
     strong weak | stronger weaker | strongest weakest | most least | more less | more fewer | high low |
     higher lower | highest lowest | large small | larger smaller | largest smallest | big small |
     bigger smaller | biggest smallest | long short | longer shorter | longest shortest | same different |
@@ -69,16 +69,28 @@ _CLOSED_SETS = """first second third fourth fifth sixth seventh eighth ninth ten
 _REVERSIBLE = frozenset(stem(w) for w in re.findall(r"[a-z]+", """add remove drop open close join leave begin end start stop buy sell rise fall
     enter exit arrive depart marry divorce hire fire build demolish introduce abolish scrap expand shrink grow increase
     decrease reduce raise lower gain lose"""))
+# One exchange seen from either side: "X bought it from Y" is "Y sold it to X". Only a claim that names who did it
+# can be denied by the other verb ("Quorvane *sold* the engine" denies "Quorvane bought the engine").
+_CONVERSES = frozenset(stem(w) for w in re.findall(r"[a-z]+", "buy sell acquire lend borrow give receive hire"))
+
+
+def _converse(claim: TextFeatures, unit: TextFeatures) -> bool:
+    """Whether the claim's conflicting word and the sentence's are the two sides of one exchange."""
+    return any(t in _CONVERSES and ANTONYMS.get(t, frozenset()) & unit.tokens & _CONVERSES for t in claim.tokens)
+
+
 ANTONYMS: dict[str, frozenset[str]] = {}
 # Phrases that state a word's opposite with the word itself in them: read as that opposite, so that
 # "visit *free of charge*" contradicts "charge school classes" and "appeared *without interruption*"
 # contradicts "stop printing".
 _OPPOSITE_PHRASES = ((re.compile(r"\bfree of charge\b", re.I), "free"),
+                     # one word for a death, so that "no one was *killed*" denies "workers *died* in the fire"
+                     (re.compile(r"\b(?:died|perished|lost (?:their|his|her) lives?)\b", re.I), "killed"),
                      (re.compile(r"\bwithout (?:any |an )?(?:interruption|break|pause)\b", re.I), "continuously"))
 
 
 def _read_phrases(text: str) -> str:
-    """``text`` with the phrases of ``_OPPOSITE_PHRASES`` replaced by the word they mean."""
+    """``text`` with the phrases of ``_OPPOSITE_PHRASES`` replaced by the word they mean (claims and passages alike)."""
     for phrase, word in _OPPOSITE_PHRASES:
         text = phrase.sub(word, text)
     return text
@@ -161,11 +173,13 @@ def conflict_about(claim: TextFeatures, sentence: TextFeatures, threshold: float
 def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float,
                        kinds: frozenset[ConflictKind] = ALL_KINDS) -> Contradiction | None:
     """The passage sentence that best contradicts ``claim`` in one of ``kinds`` (``None`` when none does)."""
-    wanted = features(claim)
+    wanted = features(_read_phrases(claim))
     if not wanted.content:
         return None
     found_all: list[Contradiction] = []
     pinned = {t for name in wanted.names for t in name}
+    words = claim.split()
+    subjectless = bool(words) and words[0][:1].islower() and stem(words[0].lower()) in _CONVERSES
     dated = False  # a sentence about the claim's names in the claim's year: another year is another occasion
     for index, passage in enumerate(passages):
         for raw in split_sentences(passage.text):
@@ -175,6 +189,8 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
             dated = dated or bool(wanted.years and set(wanted.years) <= set(titled.years)
                                   and all(titled.covers(t) for t in pinned))
             found = conflict_about(wanted, features(read), threshold, titled)
+            if found is not None and found[0] == "antonym" and subjectless and _converse(wanted, features(read)):
+                continue  # "acquired … from the family" (who acquired it is asked) is what "the family sold it" says
             if found is not None and found[0] in kinds:
                 found_all.append(Contradiction(index, sentence, found[0], found[1], found[2]))
     # "the fund turned to buying equipment after 1952" does not deny that it bought an X-ray set in 1913, which

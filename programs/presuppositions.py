@@ -103,8 +103,9 @@ Claim = tuple[str, str, Kind]
 
 # A count of people or things that something happened to ("How many *crew were lost* when …", "How many
 # *compositors were sacked* after …"): the participle and what follows it are the counted event
-_COUNTED_EVENT = re.compile(r"^how many ([a-z]+(?: [a-z]+)?) (?:were|was|have been|had been|got) "
-                            r"((?:[a-z]+ed|[a-z]+en|lost|hurt|shot|left|sent|caught|held|slain))\b(.*)$", re.I)
+_COUNTED_EVENT = re.compile(r"^how many ([a-z]+(?: [a-z]+)?) (?:(?:were|was|have been|had been|got) "
+                            r"((?:[a-z]+ed|[a-z]+en|lost|hurt|shot|left|sent|caught|held|slain))|"
+                            r"(died|drowned|perished|escaped))\b(.*)$", re.I)
 # a count of anyone at all: "no one was killed" denies "killed in …", whoever the question counts
 _ANYONE = frozenset(("people", "persons", "person", "men", "individuals"))
 
@@ -193,7 +194,8 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
     wh, modifiers, rest = parts
     counted = _COUNTED_EVENT.match(text)
     if counted:  # "How many people were killed in the Great Breach?" takes it that some were
-        what = f"{'' if counted.group(1).lower() in _ANYONE else counted.group(1) + ' '}{counted.group(2)}{counted.group(3)}"
+        who = "" if counted.group(1).lower() in _ANYONE else counted.group(1) + " "
+        what = f"{who}{counted.group(2) or counted.group(3)}{counted.group(4)}"
         return (_claims([(what, "what the question counts happened", "event")], "counted")
                 + _look_up(text, _COPULA.sub("", rest, count=1)))[:MAX_CLAIMS]
     if wh != "why" and _COPULA.match(rest):

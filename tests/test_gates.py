@@ -1622,3 +1622,24 @@ def test_who_holds_a_role_of_a_named_thing_is_asked_of_it_and_the_role_must_be_s
     # a clause inside the description is another hop: the founder of the club *that won* the cup is bridged
     assert find_bridges("Who was the founder of the club that won the 1987 cup?", [passage(
         "cup", "The 1987 cup was won by Marrowby Athletic.", "1987 cup")])
+
+
+def test_a_count_of_deaths_is_denied_in_other_words():
+    claims = heuristic_presuppositions("How many workers died in the Great Fire of 1911?")
+    assert (claims[0].claim, claims[0].role) == ("workers died in the Great Fire of 1911", "counted")
+    fire = passage("fire", "The Great Fire of 1911 destroyed the furnace hall. No one was killed in the fire, although "
+                           "fourteen workers were treated for burns and smoke.", "Great Fire of 1911")
+    found = find_contradiction(claims[0].claim, [fire], 0.6, frozenset({"negation"}))
+    assert found is not None and "No one was killed" in found.sentence
+    # a death is still the opposite of surviving
+    wreck = passage("wreck", "Her captain, Jonas Pell, died in the wreck of the Meriden in 1935.", "Meriden")
+    assert find_contradiction("Jonas Pell survive the wreck of the Meriden", [wreck], 0.6) is not None
+
+
+def test_the_other_side_of_an_exchange_denies_only_a_claim_that_names_who_did_it():
+    sale = passage("works", "The Orlanc family ran the works until 1988, when it was sold to Brannock Holdings.",
+                   "Orlanc Glassworks")
+    assert find_contradiction("acquired the Orlanc Glassworks from the family in 1988", [sale], 0.6) is None
+    engine = passage("engine", "In 2015 Quorvane sold the Lodestack engine to Brannock Holdings.", "Quorvane")
+    found = find_contradiction("Quorvane buy the Lodestack engine in 2015", [engine], 0.6)
+    assert found is not None and found.kind == "antonym"
