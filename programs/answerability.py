@@ -32,7 +32,7 @@ from groundqa.hypernyms import names_a_kind_of
 from groundqa.judges.lexical import LIFESPAN, NOT_A_PERSON, features, stem
 from groundqa.text import strip_citations
 
-from .contradiction import conflict_about
+from .contradiction import asks_doer, conflict_about
 
 AnswerType = Literal["date", "number", "person", "place", "organisation", "name", "occupation", "yes_no"]
 
@@ -235,6 +235,7 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "premiere": "first performed premiered",
         "sponsor": "fund funded funding finance financed backing backed",
         "pay": "paid bought buy sold sell purchased cost",
+        "buy": "bought sold sell purchased acquired",  # one exchange: "who *acquired* it" / "it was *sold to* X"
         "sell": "sold bought buy purchased transfer transferred",  # "*sold to* Dunhallow" / "a record *transfer* fee"
         "paper": "newspaper courier gazette herald times journal chronicle",  # "which *paper*" / "the *Courier*"
         "set": "found founded establish established start started",  # "who *set up* the trust"
@@ -246,7 +247,7 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "start": "found founded establish established set begin began",  # "who *started* the school"
         "begin": "found founded establish established set start started",
         "run": "director direct directs head heads manage manager managed lead leads led operate operated chair",
-        "train": "railway rail line station",
+        "train": "railway rail line station apprentice apprenticed pupil",  # the line, or who "trained" whom
         "ticket": "fare fares",
         "score": "goal goals goalscorer scored scorer",
         "hold": "capacity seat seats seated accommodate accommodates holds",  # "how many people can it *hold*"
@@ -726,7 +727,8 @@ def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "
     text = strip_citations(answer)
     found = conflict_about(features(what.question), features(text), coverage,
                            features(f"{title}. {text}") if title else None,
-                           stated_both=frozenset(what.attribute) - set(what.main))  # a description's words
+                           stated_both=frozenset(what.attribute) - set(what.main),  # a description's words
+                           doer_asked=asks_doer(what.question))
     return found[1] if found is not None else None
 
 
@@ -897,6 +899,10 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     missing = tuple(t for t in missing if t not in what.optional and not _head_said(what, t, text)
                     and not (t == what.category_term and _kind_said(what, text)))
     swapped = substitution(what, text, conflict_coverage, title)
+    described_years = [t for t, w in zip(what.attribute, what.weights or (), strict=False) if t.isdigit() and w < 1.0]
+    if swapped is not None and lead and swapped.startswith("gives ") and described_years and all(
+            y in features(lead).tokens for y in described_years):
+        swapped = None  # "the union that called the *1934* strike": the lead says 1934; "founded in 1897" is the union's
     if swapped is not None:
         missing = (*missing, f"the sentence {swapped}")
     # the title and the sentence before only help read it: a sentence that says nothing of what was asked (of

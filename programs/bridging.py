@@ -49,7 +49,9 @@ _HONORIFICS = frozenset(re.findall(r"[a-z]+", """matron sister nurse doctor dr s
     commander colonel major general admiral lieutenant sergeant inspector constable sir dame lady lord mr mrs ms miss
     reverend rev father bishop abbot mayor alderman councillor judge chief"""))
 
-_NAME = re.compile(r"\b[A-Z][a-z\u00C0-\u024F]+(?:[- ](?:of the |of |the |de |van )?[A-Z][a-z\u00C0-\u024F]+)*")
+# a plural possessive inside a name is part of it ("the Kelbrunn Glassworkers' Union")
+_NAME = re.compile(r"\b[A-Z][a-z\u00C0-\u024F]+(?:(?<=s)['’](?= [A-Z]))?"
+                   r"(?:[- ](?:of the |of |the |de |van )?[A-Z][a-z\u00C0-\u024F]+(?:(?<=s)['’](?= [A-Z]))?)*")
 
 
 def _names(sentence: str, capitalised: set[str]) -> list[str]:
@@ -251,7 +253,7 @@ def about(entity: str, text: str) -> bool:
     """Whether ``text`` names ``entity`` (every word of it, any case): the second hop's answer must be about
     the bridge, not about whoever else its passage mentions."""
     unit = features(text)
-    return all(unit.covers(stem(w)) for w in entity.replace("-", " ").split())
+    return all(unit.covers(stem(w)) for w in re.findall(r"[^\W\d_]+", entity))
 
 
 def _surface(question: str, stems: Sequence[str]) -> list[str]:

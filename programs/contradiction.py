@@ -74,6 +74,16 @@ _REVERSIBLE = frozenset(stem(w) for w in re.findall(r"[a-z]+", """add remove dro
 _CONVERSES = frozenset(stem(w) for w in re.findall(r"[a-z]+", "buy sell acquire lend borrow give receive hire"))
 
 
+_OPENING_VERB = re.compile(r"^(?:who |(?:which|what) [a-z]+ )?([a-z]+)\b", re.I)
+
+
+def asks_doer(text: str) -> bool:
+    """Whether ``text`` (a question or a claim) leaves out who did what its first verb says: it opens on the verb
+    ("acquired the works …") or asks for the doer ("*Who* acquired the works …?")."""
+    match = _OPENING_VERB.match(text.strip())
+    return match is not None and bool(features(match.group(1).lower()).tokens & _CONVERSES)  # "acquired" reads "buy"
+
+
 def _converse(claim: TextFeatures, unit: TextFeatures) -> bool:
     """Whether the claim's conflicting word and the sentence's are the two sides of one exchange."""
     return any(t in _CONVERSES and ANTONYMS.get(t, frozenset()) & unit.tokens & _CONVERSES for t in claim.tokens)
@@ -141,17 +151,21 @@ def conflict(claim: TextFeatures, unit: TextFeatures) -> tuple[ConflictKind, str
 
 
 def conflict_about(claim: TextFeatures, sentence: TextFeatures, threshold: float,
-                   context: TextFeatures | None = None, stated_both: frozenset[str] = frozenset()
-                   ) -> tuple[ConflictKind, str, float] | None:
+                   context: TextFeatures | None = None, stated_both: frozenset[str] = frozenset(),
+                   doer_asked: bool = False) -> tuple[ConflictKind, str, float] | None:
     """``(kind, detail, coverage)`` when ``sentence`` conflicts with ``claim`` *about the same thing*: every
     name the claim pins is in ``context`` (the sentence with its passage title; default the sentence), and
     ``context`` covers at least ``threshold`` of the claim's other content words; else ``None``. An antonym
     of a word in ``stated_both`` is no conflict when ``context`` also has the claim's own word: the passage
-    speaks of both ("the *third* son of a cooper" after "the *first* ascent of the Kessraun")."""
+    speaks of both ("the *third* son of a cooper" after "the *first* ascent of the Kessraun"). Where the claim
+    leaves out who did it (``doer_asked``: "*Who* acquired the works from the family?"), the other side of the same
+    exchange ("the family sold it") is no conflict."""
     found = conflict(claim, sentence)
     if found is None:
         return None
     kind, detail, explained = found
+    if kind == "antonym" and doer_asked and _converse(claim, sentence):
+        return None
     context = context or sentence
     if kind == "antonym" and explained <= stated_both and all(context.covers(t) for t in explained):
         return None
@@ -178,8 +192,7 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
         return None
     found_all: list[Contradiction] = []
     pinned = {t for name in wanted.names for t in name}
-    words = claim.split()
-    subjectless = bool(words) and words[0][:1].islower() and stem(words[0].lower()) in _CONVERSES
+    doer_asked = asks_doer(claim)  # a claim that opens on its verb: "acquired … from the family"
     dated = False  # a sentence about the claim's names in the claim's year: another year is another occasion
     for index, passage in enumerate(passages):
         for raw in split_sentences(passage.text):
@@ -188,9 +201,7 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
             titled = features(f"{passage.title}. {read}" if passage.title else read)
             dated = dated or bool(wanted.years and set(wanted.years) <= set(titled.years)
                                   and all(titled.covers(t) for t in pinned))
-            found = conflict_about(wanted, features(read), threshold, titled)
-            if found is not None and found[0] == "antonym" and subjectless and _converse(wanted, features(read)):
-                continue  # "acquired … from the family" (who acquired it is asked) is what "the family sold it" says
+            found = conflict_about(wanted, features(read), threshold, titled, doer_asked=doer_asked)
             if found is not None and found[0] in kinds:
                 found_all.append(Contradiction(index, sentence, found[0], found[1], found[2]))
     # "the fund turned to buying equipment after 1952" does not deny that it bought an X-ray set in 1913, which
@@ -199,4 +210,4 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
     return max(candidates, key=lambda c: c.coverage, default=None)
 
 
-__all__ = ["ANTONYMS", "Contradiction", "conflict", "conflict_about", "find_contradiction"]
+__all__ = ["ANTONYMS", "Contradiction", "asks_doer", "conflict", "conflict_about", "find_contradiction"]

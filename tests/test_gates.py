@@ -1643,3 +1643,27 @@ def test_the_other_side_of_an_exchange_denies_only_a_claim_that_names_who_did_it
     engine = passage("engine", "In 2015 Quorvane sold the Lodestack engine to Brannock Holdings.", "Quorvane")
     found = find_contradiction("Quorvane buy the Lodestack engine in 2015", [engine], 0.6)
     assert found is not None and found.kind == "antonym"
+
+
+def test_who_did_one_side_of_an_exchange_is_answered_by_the_other_side():
+    what = asked("Who acquired the Orlanc Glassworks from the family in 1988?")
+    assert check(what, "The Orlanc family ran the works until 1988, when it was sold to Brannock Holdings.",
+                 title="Orlanc Glassworks").score >= 0.6
+
+
+def test_a_bridge_named_with_a_plural_possessive_and_its_own_year():
+    # "the Kelbrunn Glassworkers' Union" is one name, and the union's founding year is no swap of the strike's 1934
+    strike = passage("strike", "The Blowers' Strike of 1934 was a stoppage at the glassworks. It was called by the "
+                               "Kelbrunn Glassworkers' Union after the management announced a cut in piece rates.",
+                     "Blowers' Strike of 1934")
+    question = "Who founded the union that called the 1934 strike at the glassworks?"
+    assert bridged(question, strike) == "Kelbrunn Glassworkers' Union"
+    what = asked(question)
+    assert check(what, "It was founded in 1897 by Ferdl Nossek, a gatherer.", title="Kelbrunn Glassworkers' Union",
+                 about="The Kelbrunn Glassworkers' Union was a trade union at the glassworks.",
+                 lead="Blowers' Strike of 1934. It was called by the Kelbrunn Glassworkers' Union.").score >= 0.6
+    # without the lead that says 1934, another year is a swap
+    assert check(what, "It was founded in 1897 by Ferdl Nossek, a gatherer.",
+                 title="Kelbrunn Glassworkers' Union").score == 0
+    assert check(asked("Who trained Jarek Vondel?"), "He was apprenticed to the foreman Anselm Greiff.",
+                 title="Jarek Vondel").score >= 0.6
