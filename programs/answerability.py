@@ -815,8 +815,9 @@ def unsaid(what: Asked, known: str) -> tuple[str, ...]:
 
 
 def mentions(what: Asked, text: str, known: str = "") -> bool:
-    """Whether ``text`` mentions a term of the question's main clause (or a unit or synonym of one):
-    "inhabitants" mentions "How many people *live* …". Terms that ``known`` (what was read already, e.g. the
+    """Whether ``text`` mentions a term of the question's main clause (or a unit or synonym of one), its slot or, for
+    a who-question, the act or role asked for (:attr:`Asked.event`: "designed by the *architect* Fenna Roost" for "Who
+    was the architect of Stelling Hill library?"): "inhabitants" mentions "How many people *live* …". Terms that ``known`` (what was read already, e.g. the
     sentence that named a bridge) holds do not count, unless it holds them all."""
     feats = features(text)
     # a lifespan ("Bastian Korr (1861–1934)") says when he was born
@@ -826,7 +827,8 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
     described = {t[:5] for t in what.attribute if t not in what.main}
     terms = unsaid(what, known) or what.main
     return any(_term_present(t, content, frozenset() if t[:5] in described else feats.prefixes)
-               for t in (*terms, *((what.slot,) if what.slot else ()))) or (
+               for t in (*terms, *((what.slot,) if what.slot else ()),
+                         *((what.event,) if what.event and what.kind == "person" else ()))) or (
         # a kind of the asked noun mentions it where the main clause asks for it ("What kind of *business* did he
         # run?": "he ran a sports *shop*"), not where it only names the slot ("What *colour* is the light?": a
         # white tower says nothing of the light)

@@ -1667,3 +1667,11 @@ def test_a_bridge_named_with_a_plural_possessive_and_its_own_year():
                  title="Kelbrunn Glassworkers' Union").score == 0
     assert check(asked("Who trained Jarek Vondel?"), "He was apprenticed to the foreman Anselm Greiff.",
                  title="Jarek Vondel").score >= 0.6
+
+
+def test_the_role_asked_for_said_in_the_answer_mentions_what_was_asked():
+    # "library" is not repeated by the sentence that names the branch's architect
+    what = asked("who was the architect of Stelling Hill library")
+    # read, as the program reads it, after its title and the sentence before
+    assert check(what, "It opened in 1974 in a hexagonal timber building designed by the architect Fenna Roost.",
+                 title="Stelling Hill Branch. Stelling Hill is the newest of the three branch libraries.").score >= 0.6
