@@ -146,7 +146,10 @@ _EVENT_LIGHT = frozenset(stem(w) for w in _words("occur occurs occurred happen h
 # Verbs that only carry a named slot ("What *gauge* does the railway *use*?", "What *motto* *appears* beneath the
 # crest?", "Which *post* did she *hold*?"): the answer names the gauge, the motto, the post, not the verb.
 _SLOT_VERBS = frozenset(stem(w) for w in _words("use uses used appear appears appeared feature features featured "
-                                                 "bear bears bore hold holds held display displays displayed"))
+                                                 "bear bears bore hold holds held display displays displayed "
+                                                 # "At what *altitude* does the hut *stand*?", "What type of *rock* is
+                                                 # it *made* of?"
+                                                 "stand stands stood lie lies sit sits make makes made"))
 _COUNT_LIGHT = frozenset(stem(w) for w in _words("make makes made"))
 # Where a place question only locates ("Where in Port Vessany is the boatyard *located*?"): the answer
 # gives the place ("a boatyard on the East Mole") without the verb.
@@ -164,6 +167,9 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\bfinish(?:es|ed)? (?:her|his|their|its) (?:studies|training|degree)\b", re.I), "graduated"),
            (re.compile(r"\bthese days\b", re.I), "now"),
            (re.compile(r"\bhand(?:s|ed|ing)? out\b", re.I), "presents"),  # "Who *hands out* the awards?"
+           (re.compile(r"\b(?:start|begin|began|begun)(?:s|ed|ing)? (?:operating|operations|running|service)\b", re.I),
+            "opened"),  # "When did the cable car *start operating*?"
+           (re.compile(r"\bCEO\b"), "chief executive"), (re.compile(r"\bCFO\b"), "chief financial officer"),
            (re.compile(r"\bsound(?:s|ed|ing)? the alarm\b", re.I), "raised the alarm"),
            (re.compile(r"\bma(?:ke|kes|de|king) up\b", re.I), "comprise"),  # no light "make" ("make appearances")
            (re.compile(r"\b(?:year-round|all year(?: round)?|all the year round)\b", re.I), "permanently"),
@@ -227,6 +233,8 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "author": "playwright writer wrote written novelist poet",
         "lead": "led leader head chair chaired chairman chairwoman direct directed director",
         "leader": "lead leads led head headed chair chaired",
+        "director": "head headed chief leader",  # "the first *director*" / "its first *head* was"
+        "incline": "gradient slope grade",
         "head": "rector director chair chairman chairwoman president leader lead led principal dean chief",
         "boat": "vessel ship",
         "ship": "vessel boat",
@@ -569,7 +577,7 @@ def asked(question: str) -> Asked:
 _ASKED_COMPOUND = re.compile(r"^(?:\w+ )?(?:what|which)(?:'s| is| was| are| were)?(?: the)? ([a-z]+) ([a-z]+) ([a-z]+)\b",
                              re.I)
 _CAUSE = stem("cause")
-_CAUSE_Q = re.compile(r"\bwhat (?:\w+ ){0,2}?(started|caused|sparked|triggered)\b", re.I)
+_CAUSE_Q = re.compile(r"\bwhat (?:\w+ ){0,2}?(started|caused|sparked|triggered|ended)\b", re.I)
 _DATED_EVENT = re.compile(r"^(?:in |on )?(?:when|(?:what|which) (?:year|date|decade|century|month|day)) (?:was|were|is|are|"
                           r"has|have|had)\b.* ([a-z]+(?:ed|en|wn|lt))\W*$", re.I)
 # "Who was the *leader* of the strike?": the role asked about, which the answer must give in some form
@@ -827,6 +835,7 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
     described = {t[:5] for t in what.attribute if t not in what.main}
     terms = unsaid(what, known) or what.main
     return any(_term_present(t, content, frozenset() if t[:5] in described else feats.prefixes)
+               or (t in _SIGNS and _SIGNS[t].search(text) is not None)  # "It rises to 2,948 *m*" says how tall
                for t in (*terms, *((what.slot,) if what.slot else ()),
                          *((what.event,) if what.event and what.kind == "person" else ()))) or (
         # a kind of the asked noun mentions it where the main clause asks for it ("What kind of *business* did he
@@ -851,7 +860,7 @@ _AREA_SIGNS = re.compile(r"\d\s*(?:m²|km²|ha)\b|\d\s*(?:m|km|metres?|meters?|f
 # What says a term without its word, which no word list sees: a unit written as a sign ("held at 20 °C", "for
 # £3,400"), a cause in so many words ("caused by")
 _SIGNS = {_CAUSE: re.compile(r"\b(?:caused|started|sparked|triggered|set off) by\b|\bblamed on\b|\bdue to\b|"
-                             r"\bbecause of\b|\bresult of\b|\btraced to\b", re.I),
+                             r"\bbecause of\b|\bresult of\b|\btraced to\b|\bforced (?:him|her|them|it) to\b", re.I),
           **dict.fromkeys((stem("price"), stem("cost"), stem("fee"), stem("money")), re.compile(r"[£$€]\s?\d")),
           stem("temperature"): re.compile(r"\d\s*°"), stem("deep"): re.compile(r"\d\s*m\b"),
           stem("high"): re.compile(r"\d\s*m\b"), stem("tall"): re.compile(r"\d\s*m\b"),

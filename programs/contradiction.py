@@ -74,14 +74,22 @@ _REVERSIBLE = frozenset(stem(w) for w in re.findall(r"[a-z]+", """add remove dro
 _CONVERSES = frozenset(stem(w) for w in re.findall(r"[a-z]+", "buy sell acquire lend borrow give receive hire"))
 
 
-_OPENING_VERB = re.compile(r"^(?:who |(?:which|what) [a-z]+ )?([a-z]+)\b", re.I)
+_AUXILIARIES = frozenset(re.findall(r"[a-z]+", "did does do was were is are has have had will would can could"))
+_OPENING = re.compile(r"^(?:(?:who|which|what)\b)?((?: ?[a-z]+){1,4})", re.I)
 
 
 def asks_doer(text: str) -> bool:
     """Whether ``text`` (a question or a claim) leaves out who did what its first verb says: it opens on the verb
-    ("acquired the works …") or asks for the doer ("*Who* acquired the works …?")."""
-    match = _OPENING_VERB.match(text.strip())
-    return match is not None and bool(features(match.group(1).lower()).tokens & _CONVERSES)  # "acquired" reads "buy"
+    ("acquired the works …") or asks for the doer ("*Who* acquired the works …?", "Which hotel group *purchased*
+    …?"), the verb among its first words."""
+    match = _OPENING.match(text.strip())
+    if match is None:
+        return False
+    words = match.group(1).split()
+    if (text.strip()[:1].isupper() and not re.match(r"(?i)who|which|what", text.strip())) or (
+            words and words[0].lower() in _AUXILIARIES):
+        return False  # a claim that opens on a name, or "What *did Quorvane* buy?", names the doer
+    return any(features(w.lower()).tokens & _CONVERSES for w in words[: 3 if len(words) > 1 else 1])  # "acquired": buy
 
 
 def _converse(claim: TextFeatures, unit: TextFeatures) -> bool:

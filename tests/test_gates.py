@@ -1675,3 +1675,28 @@ def test_the_role_asked_for_said_in_the_answer_mentions_what_was_asked():
     # read, as the program reads it, after its title and the sentence before
     assert check(what, "It opened in 1974 in a hexagonal timber building designed by the architect Fenna Roost.",
                  title="Stelling Hill Branch. Stelling Hill is the newest of the three branch libraries.").score >= 0.6
+
+
+@pytest.mark.parametrize("question, answer, title", [
+    ("When did the Grosse Hornveltbahn start operating?", "Designed by the engineer Bertil Ahlgren, it opened on 20 "
+                                                          "December 1936.", "Grosse Hornveltbahn"),
+    ("how tall is the hornvelt", "It rises to 2,948 m and is joined to the Kesselgrat ridge.", "Hornvelt"),
+    ("Who is the CEO of Hornvelt-Bahnen?", "Doris Ammeter has been chief executive since 2016.", "Hornvelt-Bahnen"),
+    ("Which hotel group purchased the Grand Hotel Marwede in 1981?", "The foundation sold it to the hotel group "
+                                                                     "Alpenrose Hotels in 1981.", "Grand Hotel Marwede"),
+    ("What's the steepest incline on the Schwarze Wand?", "Its steepest section reaches a maximum gradient of 71 per "
+                                                          "cent.", "Schwarze Wand"),
+    ("Who was the first director of the Altbrenna Snow Station?", "Its first head was the geologist Marta Inabnit.",
+     "Altbrenna Snow Station"),
+    ("At what altitude does the Berghaus Kesselgrat stand?", "The Berghaus Kesselgrat is a mountain hotel at an "
+                                                             "altitude of 2,640 m.", "Berghaus Kesselgrat"),
+    ("what ended lenka brodbeck's racing career", "A knee injury forced her to retire in 1984.", "Lenka Brodbeck"),
+])
+def test_a_look_up_said_in_the_words_of_a_ski_resort(question: str, answer: str, title: str):
+    assert check(asked(question), answer, title=title).score >= 0.6
+
+
+def test_what_did_a_named_doer_buy_names_the_doer():
+    from groundqa.programs.contradiction import asks_doer
+    assert asks_doer("Which hotel group purchased the Grand Hotel Marwede in 1981?")
+    assert not asks_doer("What did Quorvane buy in 2015?") and not asks_doer("Quorvane buy the engine")
