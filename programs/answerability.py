@@ -761,7 +761,8 @@ _MEASURED = re.compile(r"\b\d[\d,.]*\s*(?:metres?|meters?|m|km|kilometres?|kilom
 _RUNS_FOR = re.compile(r"\b(?:runs?|ran|stretch(?:es|ed)?|extends?|extended)\s+(?:for\s+)?(?:some\s+|about\s+|"
                        r"roughly\s+|nearly\s+|almost\s+)?\d[\d,.]*\s*(?:metres?|meters?|m|km|kilometres?|kilometers?|"
                        r"feet|ft|miles?)\b", re.I)
-_COMPOUND_MEASURE = re.compile(r"\b\d[\d,.]*-(?:metre|meter|kilometre|kilometer|km|mile|foot|feet)\b", re.I)
+# "a 2,240-metre tunnel" (a length); not "a 12-metre-wide channel", which says its own dimension
+_COMPOUND_MEASURE = re.compile(r"\b\d[\d,.]*-(?:metre|meter|kilometre|kilometer|km|mile|foot|feet)\b(?!-)", re.I)
 # the words of each dimension, by the stem of the question's word (``Asked.required`` holds stems: "wide" is "wid")
 _SAME_DIMENSION = {stem(key): words for key, words in {
     "deep": {"deep", "depth"}, "high": {"high", "tall", "height", "altitude", "elevation"},

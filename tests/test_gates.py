@@ -1600,6 +1600,8 @@ def test_a_compound_length_is_no_width():
     tunnel = "The Thornhaw Tunnel is a 2,240-metre tunnel on the summit level of the Vessary Canal."
     assert check(asked("How wide is the Thornhaw Tunnel?"), tunnel, title="Thornhaw Tunnel").score == 0
     assert check(asked("How long is the Thornhaw Tunnel?"), tunnel, title="Thornhaw Tunnel").score >= 0.6
+    assert check(asked("How wide is the Thornhaw Tunnel?"), "The Thornhaw Tunnel is a 9-metre-wide bore.",
+                 title="Thornhaw Tunnel").score >= 0.6  # a compound that names its own dimension
     assert check(asked("How wide is the river at Harwick?"), "At Harwick the river is 40 metres deep.",
                  title="River Oskeld").score == 0  # "wide" is looked up by its stem
 
