@@ -66,9 +66,9 @@ _CLOSED_SETS = """first second third fourth fifth sixth seventh eighth ninth ten
     red orange yellow green blue purple black white"""
 # Acts that can each happen in turn to the same thing (it opened, later closed): their opposites deny a claim only
 # about one occasion.
-_REVERSIBLE = frozenset(stem(w) for w in re.findall(r"[a-z]+", """add remove drop open close join leave begin end start stop buy sell rise fall
-    enter exit arrive depart marry divorce hire fire build demolish introduce abolish scrap expand shrink grow increase
-    decrease reduce raise lower gain lose"""))
+_REVERSIBLE = frozenset(stem(w) for w in re.findall(r"[a-z]+", """add remove drop open close join leave begin end start
+    stop buy sell rise fall enter exit arrive depart marry divorce hire fire build demolish introduce abolish scrap
+    expand shrink grow increase decrease reduce raise lower gain lose"""))
 # One exchange seen from either side: "X bought it from Y" is "Y sold it to X". Only a claim that names who did it
 # can be denied by the other verb ("Quorvane *sold* the engine" denies "Quorvane bought the engine").
 _CONVERSES = frozenset(stem(w) for w in re.findall(r"[a-z]+", "buy sell acquire lend borrow give receive hire"))
@@ -98,18 +98,18 @@ def _converse(claim: TextFeatures, unit: TextFeatures) -> bool:
 
 
 ANTONYMS: dict[str, frozenset[str]] = {}
-# Phrases that state a word's opposite with the word itself in them: read as that opposite, so that
-# "visit *free of charge*" contradicts "charge school classes" and "appeared *without interruption*"
-# contradicts "stop printing".
-_OPPOSITE_PHRASES = ((re.compile(r"\bfree of charge\b", re.I), "free"),
-                     # one word for a death, so that "no one was *killed*" denies "workers *died* in the fire"
-                     (re.compile(r"\b(?:died|perished|lost (?:their|his|her) lives?)\b", re.I), "killed"),
-                     (re.compile(r"\bwithout (?:any |an )?(?:interruption|break|pause)\b", re.I), "continuously"))
+# Phrases read as one word, in claims and passages alike: phrases that state a word's opposite with the word itself
+# in them, read as that opposite ("visit *free of charge*" contradicts "charge school classes", "appeared *without
+# interruption*" contradicts "stop printing"), and one word for a death.
+_READ_AS = ((re.compile(r"\bfree of charge\b", re.I), "free"),
+            # "no one was *killed*" denies "workers *died* in the fire"
+            (re.compile(r"\b(?:died|perished|lost (?:their|his|her) lives?)\b", re.I), "killed"),
+            (re.compile(r"\bwithout (?:any |an )?(?:interruption|break|pause)\b", re.I), "continuously"))
 
 
 def _read_phrases(text: str) -> str:
-    """``text`` with the phrases of ``_OPPOSITE_PHRASES`` replaced by the word they mean (claims and passages alike)."""
-    for phrase, word in _OPPOSITE_PHRASES:
+    """``text`` with the phrases of ``_READ_AS`` replaced by the word they mean."""
+    for phrase, word in _READ_AS:
         text = phrase.sub(word, text)
     return text
 
