@@ -1550,6 +1550,20 @@ def test_an_opposite_act_denies_a_claim_only_about_one_occasion():
                                                           "by the Cressing Trust.", "Cressing Awards"),
     ("how much did rebuilding the lantern playhouse after the fire cost", "Restoration, supervised by Hilda Grose, "
                                                                           "cost 186,000 crowns.", "Lantern Playhouse"),
+    # from the ski resort's first look
+    ("When did the Grosse Hornveltbahn start operating?", "Designed by the engineer Bertil Ahlgren, it opened on 20 "
+                                                          "December 1936.", "Grosse Hornveltbahn"),
+    ("how tall is the hornvelt", "It rises to 2,948 m and is joined to the Kesselgrat ridge.", "Hornvelt"),
+    ("Who is the CEO of Hornvelt-Bahnen?", "Doris Ammeter has been chief executive since 2016.", "Hornvelt-Bahnen"),
+    ("Which hotel group purchased the Grand Hotel Marwede in 1981?", "The foundation sold it to the hotel group "
+                                                                     "Alpenrose Hotels in 1981.", "Grand Hotel Marwede"),
+    ("What's the steepest incline on the Schwarze Wand?", "Its steepest section reaches a maximum gradient of 71 per "
+                                                          "cent.", "Schwarze Wand"),
+    ("Who was the first director of the Altbrenna Snow Station?", "Its first head was the geologist Marta Inabnit.",
+     "Altbrenna Snow Station"),
+    ("At what altitude does the Berghaus Kesselgrat stand?", "The Berghaus Kesselgrat is a mountain hotel at an "
+                                                             "altitude of 2,640 m.", "Berghaus Kesselgrat"),
+    ("what ended lenka brodbeck's racing career", "A knee injury forced her to retire in 1984.", "Lenka Brodbeck"),
 ])
 def test_a_look_up_said_in_everyday_words(question: str, answer: str, title: str):
     assert check(asked(question), answer, title=title).score >= 0.6
@@ -1679,23 +1693,6 @@ def test_the_role_asked_for_said_in_the_answer_mentions_what_was_asked():
                  title="Stelling Hill Branch. Stelling Hill is the newest of the three branch libraries.").score >= 0.6
 
 
-@pytest.mark.parametrize("question, answer, title", [
-    ("When did the Grosse Hornveltbahn start operating?", "Designed by the engineer Bertil Ahlgren, it opened on 20 "
-                                                          "December 1936.", "Grosse Hornveltbahn"),
-    ("how tall is the hornvelt", "It rises to 2,948 m and is joined to the Kesselgrat ridge.", "Hornvelt"),
-    ("Who is the CEO of Hornvelt-Bahnen?", "Doris Ammeter has been chief executive since 2016.", "Hornvelt-Bahnen"),
-    ("Which hotel group purchased the Grand Hotel Marwede in 1981?", "The foundation sold it to the hotel group "
-                                                                     "Alpenrose Hotels in 1981.", "Grand Hotel Marwede"),
-    ("What's the steepest incline on the Schwarze Wand?", "Its steepest section reaches a maximum gradient of 71 per "
-                                                          "cent.", "Schwarze Wand"),
-    ("Who was the first director of the Altbrenna Snow Station?", "Its first head was the geologist Marta Inabnit.",
-     "Altbrenna Snow Station"),
-    ("At what altitude does the Berghaus Kesselgrat stand?", "The Berghaus Kesselgrat is a mountain hotel at an "
-                                                             "altitude of 2,640 m.", "Berghaus Kesselgrat"),
-    ("what ended lenka brodbeck's racing career", "A knee injury forced her to retire in 1984.", "Lenka Brodbeck"),
-])
-def test_a_look_up_said_in_the_words_of_a_ski_resort(question: str, answer: str, title: str):
-    assert check(asked(question), answer, title=title).score >= 0.6
 
 
 def test_what_did_a_named_doer_buy_names_the_doer():
