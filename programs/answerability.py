@@ -366,8 +366,10 @@ def _description_span(text: str) -> tuple[int, int] | None:
     return match.start(), match.end()
 
 
+# What opens a clause inside a description ("the club *that won* the cup", "the stand *built* in 1920"): another hop
 _CLAUSE_WORDS = frozenset(_words("who whom whose which that where when while is was are were did does do has have had "
                                   "before after"))
+_PARTICIPLE = re.compile(r"[a-z]+(?:ed|en|wn|lt)|made|won|held|run|led|sold|bought|taught")
 _COPULA_Q = re.compile(r"^(?:what|which|who)\s+(?:is|was|are|were)\s+", re.I)
 
 
@@ -386,8 +388,7 @@ def asks_for_description(question: str) -> bool:
     # "Who was the leader of the 1912 boatmen's strike on the Vessary Canal?": the rest of the phrase only says
     # which strike (no clause in it, so no other hop); "Who was the founder of the club that won the cup?" has one
     return lead.group(0).lower().startswith("who") and not any(
-        w.lower() in _CLAUSE_WORDS or re.fullmatch(r"[a-z]+(?:ed|en|wn|lt)|made|won|held|run|led|sold|bought|taught", w)
-        for w in after)
+        w.lower() in _CLAUSE_WORDS or _PARTICIPLE.fullmatch(w) for w in after)
 
 
 def describes_entity(question: str) -> bool:
@@ -449,12 +450,16 @@ class Asked:
     "What motto *appears* beneath the crest?"). Said, they count like any other."""
 
     @property
+    def weight(self) -> dict[str, float]:
+        """Each attribute term's weight (1 for every term where none were read)."""
+        return dict(zip(self.attribute, self.weights or (1.0,) * len(self.attribute), strict=True))
+
+    @property
     def main(self) -> tuple[str, ...]:
         """The terms of the main clause (all terms when it has none): what the answering sentence itself must
         mention at least one of ("*born*" in "In which village was the guide who led the first ascent …
         born?"; the relative clause may be read off the sentence before or the passage that named him)."""
-        weights = self.weights or (1.0,) * len(self.attribute)
-        top = tuple(t for t, w in zip(self.attribute, weights, strict=True) if w >= 1.0)
+        top = tuple(t for t, w in self.weight.items() if w >= 1.0)
         return top or self.attribute
 
     @property
@@ -483,7 +488,7 @@ class Asked:
     def required(self) -> frozenset[str]:
         """Terms the answer cannot do without: an asked dimension, the thing it is asked of and a year the
         question pins."""
-        weights = dict(zip(self.attribute, self.weights or (1.0,) * len(self.attribute), strict=True))
+        weights = self.weight
         measured = self.measured
         return frozenset(t for t in self.attribute if (t in _DIMENSIONS and (weights[t] >= 1.0 or re.search(
                              rf"\b(?:what|which) {t}", self.question, re.I)) and not (  # "at what *temperature*"
@@ -719,7 +724,7 @@ def _term_present(term: str, answer: frozenset[str], prefixes: frozenset[str]) -
     return bool(related & answer)
 
 
-def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "") -> str | None:
+def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "", lead: str = "") -> str | None:
     """How ``answer`` swaps a word of the question for a conflicting one, else ``None``.
 
     A sentence that repeats a question but for one word ("the *third* law" for "the *fifth* law",
@@ -737,14 +742,22 @@ def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "
                            features(f"{title}. {text}") if title else None,
                            stated_both=frozenset(what.attribute) - set(what.main),  # a description's words
                            doer_asked=asks_doer(what.question))
-    return found[1] if found is not None else None
+    if found is None:
+        return None
+    # a year of the description that a bridged answer's ``lead`` says ("the union that called the *1934* strike")
+    # is the first hop's: the second hop's own year ("founded in 1897") swaps nothing
+    described = {t for t, w in what.weight.items() if t.isdigit() and w < 1.0}
+    if found[0] == "year" and lead and described and described <= features(lead).tokens:
+        return None
+    return found[1]
 
 
 # A place an opening locates its page by ("Calverholt is a village on the canal, *52 km east of Tarnwick*"): it says
 # where the page's subject is, not that the page is about Tarnwick
-_REFERENCE_POINT = re.compile(r"(?:\b(?:about |some |roughly )?\d[\d,.]*\s*(?:km|kilometres?|kilometers?|miles?|metres?|meters?|m)"
-                              r"\s+)?\b(?:(?:north|south)(?:-?(?:east|west))?|east|west|upstream|downstream|outside|near)"
-                              r"\s+(?:of\s+|from\s+)?(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
+_REFERENCE_POINT = re.compile(
+    r"(?:\b(?:about |some |roughly )?\d[\d,.]*\s*(?:km|kilometres?|kilometers?|miles?|metres?|meters?|m)\s+)?"
+    r"\b(?:(?:north|south)(?:-?(?:east|west))?|east|west|upstream|downstream|outside|near)"
+    r"\s+(?:of\s+|from\s+)?(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
 
 
 def _unnamed(what: Asked, text: str) -> list[str]:
@@ -824,10 +837,11 @@ def unsaid(what: Asked, known: str) -> tuple[str, ...]:
 
 
 def mentions(what: Asked, text: str, known: str = "") -> bool:
-    """Whether ``text`` mentions a term of the question's main clause (or a unit or synonym of one), its slot or, for
-    a who-question, the act or role asked for (:attr:`Asked.event`: "designed by the *architect* Fenna Roost" for "Who
-    was the architect of Stelling Hill library?"): "inhabitants" mentions "How many people *live* …". Terms that ``known`` (what was read already, e.g. the
-    sentence that named a bridge) holds do not count, unless it holds them all."""
+    """Whether ``text`` mentions a term of the question's main clause (or a unit, sign or synonym of one: "inhabitants"
+    mentions "How many people *live* …"), its slot or, for a who-question, the act or role asked for
+    (:attr:`Asked.event`: "designed by the *architect* Fenna Roost" for "Who was the architect of Stelling Hill
+    library?"). Terms that ``known`` (what was read already, e.g. the sentence that named a bridge) holds do not
+    count, unless it holds them all."""
     feats = features(text)
     # a lifespan ("Bastian Korr (1861–1934)") says when he was born
     content = feats.content | (feats.tokens & _LIFE_EVENTS) if what.kind == "date" else feats.content
@@ -836,7 +850,7 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
     described = {t[:5] for t in what.attribute if t not in what.main}
     terms = unsaid(what, known) or what.main
     return any(_term_present(t, content, frozenset() if t[:5] in described else feats.prefixes)
-               or (t in _SIGNS and _SIGNS[t].search(text) is not None)  # "It rises to 2,948 *m*" says how tall
+               or _said_by_sign(t, text)  # "It rises to 2,948 *m*" says how tall
                for t in (*terms, *((what.slot,) if what.slot else ()),
                          *((what.event,) if what.event and what.kind == "person" else ()))) or (
         # a kind of the asked noun mentions it where the main clause asks for it ("What kind of *business* did he
@@ -866,6 +880,13 @@ _SIGNS = {_CAUSE: re.compile(r"\b(?:caused|started|sparked|triggered|set off) by
           stem("temperature"): re.compile(r"\d\s*°"), stem("deep"): re.compile(r"\d\s*m\b"),
           stem("high"): re.compile(r"\d\s*m\b"), stem("tall"): re.compile(r"\d\s*m\b"),
           stem("long"): re.compile(r"\d\s*(?:m|km)\b"), stem("big"): _AREA_SIGNS, stem("size"): _AREA_SIGNS}
+
+
+def _said_by_sign(term: str, text: str) -> bool:
+    """Whether ``text`` says ``term`` by a sign rather than a word (``_SIGNS``: "20 °C" says a temperature)."""
+    return term in _SIGNS and _SIGNS[term].search(text) is not None
+
+
 _BORN_WHEN = re.compile(r"\(born (?:on )?(?:\d{1,2} [A-Z][a-z]+ )?\d{4}\)|" + LIFESPAN.pattern)
 # The words that put something in a trailing clause's relation to what it names.
 _RELATIONS: dict[str, frozenset[str]] = {word: frozenset(stem(w) for w in _words(words)) for word, words in {
@@ -907,14 +928,10 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     # a lifespan ("(1884–1962)") says *when* someone was born and died, not where
     said = feats.content | (feats.tokens & _LIFE_EVENTS) if what.kind == "date" else feats.content
     missing = tuple(t for t in what.attribute if not _term_present(t, said, feats.prefixes)
-                    and not (t in _SIGNS and _SIGNS[t].search(text)))
+                    and not _said_by_sign(t, text))
     missing = tuple(t for t in missing if t not in what.optional and not _head_said(what, t, text)
                     and not (t == what.category_term and _kind_said(what, text)))
-    swapped = substitution(what, text, conflict_coverage, title)
-    described_years = [t for t, w in zip(what.attribute, what.weights or (), strict=False) if t.isdigit() and w < 1.0]
-    if swapped is not None and lead and swapped.startswith("gives ") and described_years and all(
-            y in features(lead).tokens for y in described_years):
-        swapped = None  # "the union that called the *1934* strike": the lead says 1934; "founded in 1897" is the union's
+    swapped = substitution(what, text, conflict_coverage, title, lead)
     if swapped is not None:
         missing = (*missing, f"the sentence {swapped}")
     # the title and the sentence before only help read it: a sentence that says nothing of what was asked (of
@@ -937,7 +954,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     has_type = (_has_type(what.kind, text, features(what.question).tokens, what.question) and not what.required & set(missing)
                 and not other
                 and swapped is None and not elsewhere and not silent)
-    weights = dict(zip(what.attribute, what.weights or (1.0,) * len(what.attribute), strict=True))
+    weights = what.weight
     total = sum(weights.values())
     coverage = 1.0 - sum(weights.get(t, 0.0) for t in missing) / total if total else 1.0
     return Answerability(round(coverage if has_type else 0.0, 4), has_type, round(coverage, 4), missing)

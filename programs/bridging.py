@@ -25,6 +25,7 @@ from groundqa.text import split_sentences, strip_citations
 from .answerability import (
     CALENDAR_WORDS,
     RELATIVE_HEAD,
+    Asked,
     asked,
     asks_for_description,
     describes_entity,
@@ -128,7 +129,6 @@ def _called(name: str, sentence: str, nouns: Sequence[str], heads: Sequence[str]
                                          for head in heads)
 
 
-
 # Who makes a work: the name after "by" in the sentence that names the work ("a 1997 play *by* Tobias Fenwright"
 # for "the author of Winter at Greyhollow")
 _MAKERS = frozenset(re.findall(r"[a-z]+", """author writer playwright poet novelist composer painter artist architect
@@ -143,8 +143,8 @@ _MADE = (r"(?:play|novel|book|poem|opera|symphony|suite|painting|picture|portrai
 
 def _made_by(name: str, sentence: str, nouns: Sequence[str]) -> bool:
     """Whether the question describes a maker and the sentence says the name made something ("by <name>")."""
-    return bool(_MAKERS & set(nouns)) and re.search(
-        rf"\b{_MADE}(?:,? (?:in|from|between) [\w ,–-]{{1,30}}?,?)? by (?:the (?:[a-z]+ )?)?{re.escape(name)}\b", sentence) is not None
+    made = rf"\b{_MADE}(?:,? (?:in|from|between) [\w ,–-]{{1,30}}?,?)? by (?:the (?:[a-z]+ )?)?{re.escape(name)}\b"
+    return bool(_MAKERS & set(nouns)) and re.search(made, sentence) is not None
 
 
 def _wants_person(question: str) -> bool:
@@ -172,15 +172,6 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
         for order, passage in enumerate(passages[:max_passages]) for raw in split_sentences(passage.text)]
     scored: dict[str, tuple[float, Bridge]] = {}
     what = asked(question)
-
-    def terms(sentence: str) -> tuple[str, ...]:
-        """What the second hop asks of a name found in ``sentence``: the main clause's terms; where the main
-        clause names only the slot ("How many *inhabitants* does the town where the railway's workshop is
-        located have?"), the terms the naming sentence does not say ("Corvenna inhabitants", not "… railway
-        workshop located": those describe the bridge, and the first hop found them already)."""
-        if what.weights and max(what.weights) >= 1.0:
-            return what.main
-        return unsaid(what, sentence) or what.main
     person = _wants_person(question)
     described = [w.lower() for w in _surface(question, sorted(wanted.content - known)) if len(w) > 3]
     heads = RELATIVE_HEAD.findall(question)
@@ -209,10 +200,20 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
                 # the name's ("Kestrelwing Air's *chief pilot*") is the way to the person.
             score = overlap + kind_bonus - 0.01 * order
             if score > 0 and (name not in scored or score > scored[name][0]):
-                query = " ".join([name, *_surface(question, terms(sentence))])  # "Anselm Varrick born"
+                query = " ".join([name, *_surface(question, _hop_terms(what, sentence))])  # "Anselm Varrick born"
                 scored[name] = (score, Bridge(entity=name, chunk_id=passage.chunk_id, sentence=sentence, query=query))
     ranked = sorted(scored.values(), key=lambda item: item[0], reverse=True)
     return [bridge for _, bridge in ranked[:limit]]
+
+
+def _hop_terms(what: Asked, sentence: str) -> tuple[str, ...]:
+    """What the second hop asks of a name found in ``sentence``: the main clause's terms; where the main clause names
+    only the slot ("How many *inhabitants* does the town where the railway's workshop is located have?"), the terms
+    the naming sentence does not say ("Corvenna inhabitants", not "… railway workshop located": those describe the
+    bridge, and the first hop found them already)."""
+    if what.weights and max(what.weights) >= 1.0:
+        return what.main
+    return unsaid(what, sentence) or what.main
 
 
 def find_bridge(question: str, passages: Sequence[Passage], max_passages: int = 3) -> Bridge | None:

@@ -42,9 +42,10 @@ JUDGED = 3
 """Passages the judge reads per claim (the best-ranked of ``gates.premise_k``; the word checks read all)."""
 JudgeKind = Literal["lm", "offline"]
 ASKED_CONFLICTS: frozenset[ConflictKind] = frozenset(("year", "person", "antonym"))
-# What a how-many question counts is denied by a passage that says none of it happened ("no one was killed")
-COUNTED_CONFLICTS: frozenset[ConflictKind] = ASKED_CONFLICTS | {"negation"}
 """How a passage may contradict the relation a look-up asks about (a negation there is mostly in passing)."""
+COUNTED_CONFLICTS: frozenset[ConflictKind] = ASKED_CONFLICTS | {"negation"}
+"""How a passage may contradict what a how-many question counts: also by saying none of it happened ("no one was
+killed")."""
 
 
 class PremiseVerifier(dspy.Module):

@@ -15,7 +15,7 @@ from groundqa.judges.lexical import features, stem
 from groundqa.programs.answerability import asked, check, substitution
 from groundqa.programs.bridging import describes_entity, find_bridge, find_bridges, second_hop_target
 from groundqa.programs.context import NumberedContext
-from groundqa.programs.contradiction import conflict, find_contradiction
+from groundqa.programs.contradiction import asks_doer, conflict, find_contradiction
 from groundqa.programs.gates import GATE_NAMES, Gates
 from groundqa.programs.grounded_qa import GroundedQA, QAConfig
 from groundqa.programs.persistence import ProgramFileError, load_program, save_program
@@ -1696,6 +1696,5 @@ def test_the_role_asked_for_said_in_the_answer_mentions_what_was_asked():
 
 
 def test_what_did_a_named_doer_buy_names_the_doer():
-    from groundqa.programs.contradiction import asks_doer
     assert asks_doer("Which hotel group purchased the Grand Hotel Marwede in 1981?")
     assert not asks_doer("What did Quorvane buy in 2015?") and not asks_doer("Quorvane buy the engine")
