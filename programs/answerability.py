@@ -127,11 +127,26 @@ _YEAR_SPAN = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\s*(?:–|-|to|and|until)\s*
 _WHO = re.compile(r"^(?:\w+ )?(?:who|whom|whose)\b", re.I)
 _PERCENTAGE = re.compile(r"\b\d[\d,.]*\s*(?:per ?cent|percent)\b|\b\d[\d,.]*\s*%", re.I)
 _SHARE_Q = re.compile(r"\b(?:per ?cent|percent|percentage|share|proportion|fraction)\b", re.I)
-_NUMBER_VALUE = re.compile(
-    r"\b(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
-    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
-    r"thousand|million|billion|dozen|half|quarter|twice|once|double)\b", re.I)
+_NUMBER = (r"\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+           r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
+           r"thousand|million|billion|dozen|half|quarter|twice|once|double")
+_NUMBER_VALUE = re.compile(rf"\b(?:{_NUMBER})\b", re.I)
 _NAME_VALUE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z\u00C0-\u024F]+|\b[A-Z]{2,}\b")
+# "How much did it *cost*?", "How much was he *paid*?": an amount of money, which a length or a year is not
+_MONEY_Q = re.compile(r"^(?:\w+ )?how much\b(?! of\b).*\b(?:pay|pays|paid|cost|costs|spend|spends|spent|charge|charges|"
+                      r"charged|earn|earns|earned|raise|raised|sell|sold|buy|bought|worth|fees?|price|fares?|tickets?|"
+                      r"money|funds?|funding|donate|donated|invest|invested|owe|owed|lend|lent|borrow|borrowed|damages|"
+                      r"compensation|fetch|fetched|salary|wages?|budget|grants?|admission|membership|contribute|"
+                      r"contributed|receive|received)\b", re.I)
+_CURRENCY = (r"(?:crowns?|pounds?|dollars?|euros?|francs?|marks?|shillings?|pence|guineas?|florins?|ducats?|kron[aeo]r?|"
+             r"lire|lira|yen|rupees?|pesos?|roubles?|rubles?|thalers?|guilders?|sovereigns?|cents?|USD|GBP|EUR|CHF)")
+_MONEY_VALUE = re.compile(rf"[£$€¥]\s?\d|\b(?:{_NUMBER})\s*(?:(?:million|billion|thousand|hundred)\s+)?{_CURRENCY}\b|"
+                          r"\bfree\b", re.I)
+# A span of time is no count or amount, unless the question asks for one ("For *six centuries* its inhabitants
+# lived from dairy farming" gives no population)
+_DURATION = re.compile(rf"\b(?:{_NUMBER}|several|many|a few)\s+(centur(?:y|ies)|decades?|years?|months?|weeks?|"
+                       r"days?|nights?|hours?|minutes?|seasons?)\b", re.I)
+_TIME_Q = re.compile(r"\bhow (?:long|old|often)\b|\b(?:age|time|duration|period|term|tenure|spell)\b", re.I)
 
 # Words that frame the slot without naming what is asked ("at its deepest *point*").
 _FILLER = frozenset(stem(w) for w in _words("""point part way name title called known exactly approximately roughly
@@ -697,6 +712,11 @@ def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str]
                 text = _PERCENTAGE.sub(" ", text)
         if not re.search(r"\btimes\b|\bhow often\b", question, re.I):
             text = re.sub(r"\bonce\b", " ", text, flags=re.I)  # "ships were *once* inspected there": formerly, no count
+        if not _TIME_Q.search(question):  # a duration counts only where the question asks for its unit
+            asked_units = features(question).content
+            text = _DURATION.sub(lambda m: m.group(0) if stem(m.group(1)) in asked_units else " ", text)
+        if _MONEY_Q.search(question):
+            return bool(_MONEY_VALUE.search(text))
         for given in set(re.findall(r"\d[\d,.]*\d|\d", question)):  # the question's own numbers are no answer
             # ("the asteroid *4127* Velmarre")
             text = re.sub(rf"(?<![\d,.]){re.escape(given)}(?![\d,]|\.\d)", " ", text)
@@ -776,6 +796,10 @@ _RUNS_FOR = re.compile(r"\b(?:runs?|ran|stretch(?:es|ed)?|extends?|extended)\s+(
                        r"feet|ft|miles?)\b", re.I)
 # "a 2,240-metre tunnel" (a length); not "a 12-metre-wide channel", which says its own dimension
 _COMPOUND_MEASURE = re.compile(r"\b\d[\d,.]*-(?:metre|meter|kilometre|kilometer|km|mile|foot|feet)\b(?!-)", re.I)
+# "31 metres *in diameter*" measures across; "about 120 metres *from* the river" how far away, which is a length
+# between two places but no height, depth or width
+_ACROSS_OR_AWAY = re.compile(r"\b\d[\d,.]*\s*(?:metres?|meters?|m|km|kilometres?|kilometers?|feet|ft|foot|miles?)\s+"
+                             r"(?:(in diameter|across|in circumference)|(?:from|away)\b)", re.I)
 # the words of each dimension, by the stem of the question's word (``Asked.required`` holds stems: "wide" is "wid")
 _SAME_DIMENSION = {stem(key): words for key, words in {
     "deep": {"deep", "depth"}, "high": {"high", "tall", "height", "altitude", "elevation"},
@@ -790,6 +814,8 @@ def _other_dimension(what: Asked, text: str) -> str:
     measured = [m.group(1).lower() for m in _MEASURED.finditer(text)] + ["long" for _ in _RUNS_FOR.finditer(text)]
     if asked_dims[0] in (stem("wide"), stem("deep")):  # "a *2,240-metre* tunnel" gives its length, not its width
         measured += ["long" for _ in _COMPOUND_MEASURE.finditer(text)]
+    measured += ["wide" if m.group(1) else "far" for m in _ACROSS_OR_AWAY.finditer(text)
+                 if m.group(1) or asked_dims[0] != stem("long")]
     same = _SAME_DIMENSION[asked_dims[0]]
     if not measured or any(m in same for m in measured) or features(text).content & {stem(w) for w in same}:
         return ""
@@ -887,6 +913,12 @@ def _said_by_sign(term: str, text: str) -> bool:
     return term in _SIGNS and _SIGNS[term].search(text) is not None
 
 
+# "Who is the harbour master *today*?" is not answered by a holder whose time is over ("was the harbour master *from
+# 1996 to 2013*", "Colm Ardley *(1950–2019)*")
+_NOW_Q = re.compile(r"\b(?:today|now|currently|at present|presently)\b|^who(?:'s| is| are) the current\b", re.I)
+_FORMER = re.compile(r"\bfrom (?:1\d{3}|20\d{2}) (?:to|until|till) (?:1\d{3}|20\d{2})\b|\buntil (?:his |her |their )?"
+                     r"(?:death|retirement)\b|\(\s*(?:\d{1,2} [A-Z][a-z]+ )?\d{4}\s*[\u2013\u2014-]\s*(?:\d{1,2} [A-Z][a-z]+ )?"
+                     r"\d{4}\s*\)|\bformer(?:ly)?\b|\bthe late\b")
 _BORN_WHEN = re.compile(r"\(born (?:on )?(?:\d{1,2} [A-Z][a-z]+ )?\d{4}\)|" + LIFESPAN.pattern)
 # The words that put something in a trailing clause's relation to what it names.
 _RELATIONS: dict[str, frozenset[str]] = {word: frozenset(stem(w) for w in _words(words)) for word, words in {
@@ -945,6 +977,9 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
         silent, missing = True, (*missing, f"the sentence does not say what came {what.relation}")
     elif what.relation and not silent:  # in that relation to what the clause names, which it may word otherwise
         missing = tuple(t for t in missing if t not in what.attribute)  # ("*Before* taking up railway work he …")
+    former = what.kind == "person" and not lead and bool(_NOW_Q.search(what.question) and _FORMER.search(text))
+    if former:
+        missing = (*missing, "the sentence says who it was, not who it is now")
     elsewhere = _unnamed(what, f"{title}. {_REFERENCE_POINT.sub(' ', about)}. {text}")
     other = _other_dimension(what, text) if what.kind == "number" else ""
     if other:
@@ -952,7 +987,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
     has_type = (_has_type(what.kind, text, features(what.question).tokens, what.question) and not what.required & set(missing)
-                and not other
+                and not other and not former
                 and swapped is None and not elsewhere and not silent)
     weights = what.weight
     total = sum(weights.values())

@@ -1698,3 +1698,49 @@ def test_the_role_asked_for_said_in_the_answer_mentions_what_was_asked():
 def test_what_did_a_named_doer_buy_names_the_doer():
     assert asks_doer("Which hotel group purchased the Grand Hotel Marwede in 1981?")
     assert not asks_doer("What did Quorvane buy in 2015?") and not asks_doer("Quorvane buy the engine")
+
+
+def test_a_price_or_payment_is_an_amount_of_money():
+    paid = asked("How much was the engineer paid for designing the pier?")
+    # a length and a year are numbers, but no payment
+    assert not check(paid, "Designed by the engineer and completed in 1874, the pier is 310 metres long.",
+                     title="Orme Pier").has_type
+    assert check(paid, "The engineer was paid 1,200 crowns for designing the pier.", title="Orme Pier").has_type
+    assert check(paid, "For designing the pier the engineer was paid £400.", title="Orme Pier").has_type
+    fare = asked("How much does a ticket for the museum cost?")
+    assert check(fare, "A ticket for the museum costs forty francs.").has_type
+    assert check(fare, "A ticket for the museum costs nothing: entry is free.").has_type
+    # an amount that is not money stays a number
+    assert check(asked("How much salt does the cooperative mine each year?"),
+                 "The cooperative mines 4,000 tonnes of salt each year.").has_type
+
+
+def test_a_span_of_time_is_no_count_unless_the_question_asks_for_its_unit():
+    population = asked("What is the population of Brenn?")
+    assert not check(population, "For six centuries the people of Brenn lived from fishing.", title="Brenn").has_type
+    assert check(population, "Brenn has a population of 1,240.", title="Brenn").has_type
+    seasons = asked("How many seasons did Ada Vell coach the club?")
+    assert check(seasons, "Ada Vell coached the club for seven seasons.").has_type
+    assert check(asked("How long did the strike last?"), "The strike lasted eleven weeks.").has_type
+
+
+def test_a_diameter_or_a_distance_is_no_height():
+    tall = asked("How tall is the dome of the Corn Exchange?")
+    assert "the sentence measures how wide" in check(
+        tall, "The hall is 31 metres in diameter beneath a glass dome.", title="Corn Exchange").missing
+    assert "the sentence measures how far" in check(
+        tall, "The dome stands about 120 metres from the river.", title="Corn Exchange").missing
+    assert check(tall, "The dome is 42 metres tall.", title="Corn Exchange").has_type
+    # a distance between two places is a length
+    assert check(asked("How long is the road from Brenn to the pass?"),
+                 "The road runs 17 kilometres from Brenn to the pass.", title="Pass road").has_type
+
+
+def test_who_holds_a_post_today_is_not_answered_by_a_former_holder():
+    today = asked("Who is the harbour master of Port Lew today?")
+    assert not check(today, "Ana Brill (born 1950) was the harbour master of Port Lew from 1996 to 2013.").has_type
+    assert not check(today, "The harbour master of Port Lew was Tom Ash (1901–1977).").has_type
+    assert check(today, "Since 2014 the harbour master of Port Lew has been Ivo Dane.").has_type
+    # a past question is answered by a past holder
+    assert check(asked("Who was the harbour master of Port Lew in the 1990s?"),
+                 "Ana Brill was the harbour master of Port Lew from 1996 to 2013.").has_type
