@@ -188,7 +188,11 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\bsound(?:s|ed|ing)? the alarm\b", re.I), "raised the alarm"),
            (re.compile(r"\bma(?:ke|kes|de|king) up\b", re.I), "comprise"),  # no light "make" ("make appearances")
            (re.compile(r"\b(?:year-round|all year(?: round)?|all the year round)\b", re.I), "permanently"),
-           (re.compile(r"\bco-?op\b", re.I), "cooperative"))
+           (re.compile(r"\bco-?op\b", re.I), "cooperative"),
+           (re.compile(r"\bt(?:ake|akes|ook|aken|aking) over from\b", re.I), "succeeded"),  # "was *succeeded* by"
+           (re.compile(r"\bg(?:ive|ives|ave|iven|iving) up\b", re.I), "quit"),  # "Why did he *give up* the post?"
+           (re.compile(r"\b(?:put|go|went|gone|be|been|was|were) on (?:show|display)\b", re.I), "exhibited"),
+           (re.compile(r"\bdeath toll\b", re.I), "number of deaths"))
 # Terms after one of these belong to a trailing clause ("... *before* joining the authority"): they
 # narrow the question, the main clause says what is asked, so they weigh half.
 _SUBORDINATE = re.compile(r"\b(?:before|after|while|when|during|since|because|although|though|until|unless|if)\b", re.I)
@@ -230,7 +234,8 @@ _DIMENSIONS: dict[str, frozenset[str]] = _stemmed_groups({
         "share": "share per cent percent percentage proportion fraction half third quarter majority",
         "live": "live resident inhabitant inhabited population people home",
         "born": "born birth",
-        "died": "die death dead kill fatal",
+        "died": "die death dead kill fatal drown drowned perish perished",
+        "death": "die died dead kill killed fatal drown drowned perish perished",
         "married": "married marry wife husband spouse wed",
         "founded": "found establish begin start open create",
         "built": "build construct complete erect open",
@@ -244,7 +249,7 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "teach": "lecture professor taught",
         "work": "employ job worked",
         "design": "designer",
-        "write": "author wrote writer",
+        "write": "author wrote writer publish published",  # "his history of the library was *published* in 1930"
         "author": "playwright writer wrote written novelist poet",
         "lead": "led leader head chair chaired chairman chairwoman direct directed director",
         "leader": "lead leads led head headed chair chaired",
@@ -290,6 +295,17 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "shut": "close closed closure",
         "sued": "sue action lawsuit suit",  # "who sued the paper" / "Marchbank v Sentinel was a libel *action*"
         "defend": "represent represented counsel",
+        # everyday words for what passages put formally
+        "birth": "born",  # "date of *birth*" / "(*born* 12 August 1968)"
+        "quit": "resign resigned retire retired",
+        "lose": "destroy destroyed burnt burned",  # "books *lost* in the fire" / "volumes were *destroyed*"
+        "donate": "gift given gave present presented bequeath bequeathed donor",
+        "steal": "thief theft",
+        "folio": "leaf leaves",
+        "prefer": "favour favours favoured favor favors favored",
+        "attend": "studied study educated pupil student",  # "which school did she *attend*" / "she *studied at*"
+        "headcount": "employ employed employs staff workforce",
+        "picture": "photograph photographs photo photos painting paintings",
 })
 
 
@@ -764,6 +780,12 @@ def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "
                            doer_asked=asks_doer(what.question))
     if found is None:
         return None
+    # a sentence that names the asked name beside its namesake swaps nothing ("the North Mole, 640 metres long; the
+    # shorter South Mole, 410 metres"); a premise is judged otherwise (:mod:`.premises`)
+    said = set(features(text).names)
+    if found[0] == "person" and all(name in said for name in features(what.question).names
+                                    if any(other[-1] == name[-1] and other != name for other in said)):
+        return None
     # a year of the description that a bridged answer's ``lead`` says ("the union that called the *1934* strike")
     # is the first hop's: the second hop's own year ("founded in 1897") swaps nothing
     described = {t for t, w in what.weight.items() if t.isdigit() and w < 1.0}
@@ -800,6 +822,11 @@ _COMPOUND_MEASURE = re.compile(r"\b\d[\d,.]*-(?:metre|meter|kilometre|kilometer|
 # between two places but no height, depth or width
 _ACROSS_OR_AWAY = re.compile(r"\b\d[\d,.]*\s*(?:metres?|meters?|m|km|kilometres?|kilometers?|feet|ft|foot|miles?)\s+"
                              r"(?:(in diameter|across|in circumference)|(?:from|away)\b)", re.I)
+# "at an *altitude of* 2,163 metres", "a *depth of* 7.5 metres": the dimension named before its value
+_DIMENSION_OF = re.compile(r"\b(altitude|elevation|height|depth|width|breadth|diameter|length) of (?:about |some |roughly |"
+                           r"nearly |almost |over |up to )?\d", re.I)
+_DIMENSION_NOUNS = {"altitude": "high", "elevation": "high", "height": "high", "depth": "deep", "width": "wide",
+                    "breadth": "wide", "diameter": "wide", "length": "long"}
 # the words of each dimension, by the stem of the question's word (``Asked.required`` holds stems: "wide" is "wid")
 _SAME_DIMENSION = {stem(key): words for key, words in {
     "deep": {"deep", "depth"}, "high": {"high", "tall", "height", "altitude", "elevation"},
@@ -814,6 +841,7 @@ def _other_dimension(what: Asked, text: str) -> str:
     measured = [m.group(1).lower() for m in _MEASURED.finditer(text)] + ["long" for _ in _RUNS_FOR.finditer(text)]
     if asked_dims[0] in (stem("wide"), stem("deep")):  # "a *2,240-metre* tunnel" gives its length, not its width
         measured += ["long" for _ in _COMPOUND_MEASURE.finditer(text)]
+    measured += [_DIMENSION_NOUNS[m.group(1).lower()] for m in _DIMENSION_OF.finditer(text)]
     measured += ["wide" if m.group(1) else "far" for m in _ACROSS_OR_AWAY.finditer(text)
                  if m.group(1) or asked_dims[0] != stem("long")]
     same = _SAME_DIMENSION[asked_dims[0]]

@@ -1564,6 +1564,25 @@ def test_an_opposite_act_denies_a_claim_only_about_one_occasion():
     ("At what altitude does the Berghaus Kesselgrat stand?", "The Berghaus Kesselgrat is a mountain hotel at an "
                                                              "altitude of 2,640 m.", "Berghaus Kesselgrat"),
     ("what ended lenka brodbeck's racing career", "A knee injury forced her to retire in 1984.", "Lenka Brodbeck"),
+    # everyday words for formal ones (session 18; sentences written for the test)
+    ("Ada Brill date of birth?", "Ada Brill (born 3 May 1958) is a harbour pilot.", "Ada Brill"),
+    ("Who took over from Ivo Dane as harbour master?", "Dane retired in 1931 and was succeeded as harbour master by "
+                                                      "his deputy, Tom Ash.", "Port Lew"),
+    ("What was the death toll in Brenn from the 1910 storm?", "Nine people drowned in Brenn during the storm.",
+     "1910 storm"),
+    ("Who stole the Brenn Chalice?", "The thief, a sailor named Olaf Reen, took the Brenn Chalice from the vestry.",
+     "Brenn Chalice"),
+    ("Where were Ada Brill's harbour pictures put on show?", "Her photographs of the harbour were exhibited in Lewmouth "
+                                                             "in 1988.", "Ada Brill"),
+    ("Why did Ivo Dane quit as harbour master?", "Dane resigned as harbour master in 1931 because of ill health.",
+     "Ivo Dane"),
+    ("Books lost in the 1899 fire?", "Some 2,000 books were destroyed in the 1899 fire.", "Brenn library"),
+    ("Who donated the chalice to the church?", "The chalice came to the church in 1702 as a gift from the merchant "
+                                               "Olaf Reen.", "Brenn Chalice"),
+    ("What kind of wood does the Brenn boatyard prefer?", "The boatyard favours larch wood from the Lew valley.",
+     "Brenn boatyard"),
+    ("Which school did Ada Brill attend?", "She studied at the Lewmouth School of Navigation.", "Ada Brill"),
+    ("How many folios does the Brenn Gospels have?", "The Brenn Gospels has 212 vellum leaves.", "Brenn Gospels"),
 ])
 def test_a_look_up_said_in_everyday_words(question: str, answer: str, title: str):
     assert check(asked(question), answer, title=title).score >= 0.6
@@ -1744,3 +1763,21 @@ def test_who_holds_a_post_today_is_not_answered_by_a_former_holder():
     # a past question is answered by a past holder
     assert check(asked("Who was the harbour master of Port Lew in the 1990s?"),
                  "Ana Brill was the harbour master of Port Lew from 1996 to 2013.").has_type
+
+
+def test_a_dimension_named_before_its_value_is_that_dimension():
+    long = asked("How long is the East Pier at Brenn harbour?")
+    assert "the sentence measures how deep" in check(
+        long, "Between the piers the harbour has a depth of 7.5 metres at low water.", title="Brenn harbour").missing
+    assert "the sentence measures how high" in check(
+        long, "Its lamp stands at an altitude of 21 metres above the East Pier.", title="Brenn harbour").missing
+    assert check(long, "The East Pier has a length of 410 metres.", title="Brenn harbour").has_type
+    assert check(asked("How high is the top station?"), "The top station stands at an altitude of 2,163 metres.",
+                 title="Top station").has_type
+
+
+def test_a_sentence_naming_the_asked_name_beside_a_namesake_swaps_nothing():
+    both = "The North Pier, 640 metres long, was built in 1846; the shorter South Pier, 410 metres, followed in 1902."
+    assert check(asked("How long is the North Pier at Brenn harbour?"), both, title="Brenn Harbour").has_type
+    assert not check(asked("How long is the North Pier at Brenn?"), "The South Pier is 410 metres long.",
+                     title="Brenn harbour").has_type

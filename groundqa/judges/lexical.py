@@ -58,7 +58,7 @@ _IRREGULAR = {
     "threw": "throw", "thrown": "throw", "drew": "draw", "drawn": "draw", "sent": "send", "lent": "lend",
     "felt": "feel", "dealt": "deal", "meant": "mean", "slept": "sleep", "fled": "flee", "fed": "feed",
     "shot": "shoot", "sang": "sing", "sung": "sing", "swam": "swim", "wore": "wear", "worn": "wear",
-    "used": "use",
+    "used": "use", "stole": "steal", "stolen": "steal",
 }
 
 PREFIX = 5
