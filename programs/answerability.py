@@ -134,10 +134,10 @@ _NUMBER_VALUE = re.compile(rf"\b(?:{_NUMBER})\b", re.I)
 _NAME_VALUE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z\u00C0-\u024F]+|\b[A-Z]{2,}\b")
 # "How much did it *cost*?", "How much was he *paid*?": an amount of money, which a length or a year is not
 _MONEY_Q = re.compile(r"^(?:\w+ )?how much\b(?! of\b).*\b(?:pay|pays|paid|cost|costs|spend|spends|spent|charge|charges|"
-                      r"charged|earn|earns|earned|raise|raised|sell|sold|buy|bought|worth|fees?|price|fares?|tickets?|"
+                      r"charged|earn|earns|earned|sell|sold|buy|bought|worth|fees?|price|fares?|tickets?|"
                       r"money|funds?|funding|donate|donated|invest|invested|owe|owed|lend|lent|borrow|borrowed|damages|"
                       r"compensation|fetch|fetched|salary|wages?|budget|grants?|admission|membership|contribute|"
-                      r"contributed|receive|received)\b", re.I)
+                      r"contributed|capital)\b", re.I)
 _CURRENCY = (r"(?:crowns?|pounds?|dollars?|euros?|francs?|marks?|shillings?|pence|guineas?|florins?|ducats?|kron[aeo]r?|"
              r"lire|lira|yen|rupees?|pesos?|roubles?|rubles?|thalers?|guilders?|sovereigns?|cents?|USD|GBP|EUR|CHF)")
 _MONEY_VALUE = re.compile(rf"[£$€¥]\s?\d|\b(?:{_NUMBER})\s*(?:(?:million|billion|thousand|hundred)\s+)?{_CURRENCY}\b|"
@@ -146,6 +146,7 @@ _MONEY_VALUE = re.compile(rf"[£$€¥]\s?\d|\b(?:{_NUMBER})\s*(?:(?:million|bil
 # lived from dairy farming" gives no population)
 _DURATION = re.compile(rf"\b(?:{_NUMBER}|several|many|a few)\s+(centur(?:y|ies)|decades?|years?|months?|weeks?|"
                        r"days?|nights?|hours?|minutes?|seasons?)\b", re.I)
+_DIMENSION_Q = re.compile(r"\bhow (?:long|tall|high|deep|wide|big|large|far|heavy|fast)\b", re.I)
 _TIME_Q = re.compile(r"\bhow (?:long|old|often)\b|\b(?:age|time|duration|period|term|tenure|spell)\b", re.I)
 
 # Words that frame the slot without naming what is asked ("at its deepest *point*").
@@ -192,7 +193,10 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\bt(?:ake|akes|ook|aken|aking) over from\b", re.I), "succeeded"),  # "was *succeeded* by"
            (re.compile(r"\bg(?:ive|ives|ave|iven|iving) up\b", re.I), "quit"),  # "Why did he *give up* the post?"
            (re.compile(r"\b(?:put|go|went|gone|be|been|was|were) on (?:show|display)\b", re.I), "exhibited"),
-           (re.compile(r"\bdeath toll\b", re.I), "number of deaths"))
+           (re.compile(r"\bdeath toll\b", re.I), "number of deaths"),
+           (re.compile(r"\bt(?:ake|akes|ook|aken|aking) out of (?:service|use|commission)\b", re.I), "decommissioned"),
+           # a hedge is no part of what is asked ("What *is thought to have* started the fire?")
+           (re.compile(r"\b(?:is|was|are|were) (?:thought|believed|said|reported|understood) to (?:have )?", re.I), ""))
 # Terms after one of these belong to a trailing clause ("... *before* joining the authority"): they
 # narrow the question, the main clause says what is asked, so they weigh half.
 _SUBORDINATE = re.compile(r"\b(?:before|after|while|when|during|since|because|although|though|until|unless|if)\b", re.I)
@@ -218,7 +222,7 @@ _DIMENSIONS: dict[str, frozenset[str]] = _stemmed_groups({
         "far": "far distance kilometre km mile metre meter away",
         "old": "old age aged year born",
         "wide": "wide width metre meter kilometre km feet",
-        "big": "big large size area hectare acre square kilometre km metre",  # "large" stems to "big"
+        "big": "big large size area hectare acre square kilometre km metre gallon litre liter cubic",  # "large" stems to "big"
         "size": "size big large area hectare acre square kilometre km metre",
         "temperature": "temperature degree celsius fahrenheit kelvin minus",
         "power": "power horsepower hp kilowatt kw watt megawatt mw",
@@ -306,6 +310,11 @@ _SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
         "attend": "studied study educated pupil student",  # "which school did she *attend*" / "she *studied at*"
         "headcount": "employ employed employs staff workforce",
         "picture": "photograph photographs photo photos painting paintings",
+        "decommission": "discontinued discontinue withdrawn closed retired extinguished",
+        "choose": "elect elected elects",  # "When is the Master *chosen*?" / "is *elected* annually"
+        "originally": "began begin first initially",  # "What type of fair was it *originally*?" / "it *began as*"
+        "walkout": "strike stoppage",
+        "strong": "abv alcohol proof",  # "how strong is the stout" / "5.2% ABV"
 })
 
 
@@ -726,6 +735,8 @@ def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str]
             text = re.sub(r"\((?:1[0-9]{3}|20[0-9]{2})\)", " ", text)  # "the series Nine Dark Nights (2014)"
             if not _SHARE_Q.search(question):  # "How many votes were cast?" is not answered by "58 per cent"
                 text = _PERCENTAGE.sub(" ", text)
+        elif _DIMENSION_Q.search(question):  # "How long was the boat?" is not answered by "withdrawn *in 1986*"
+            text = _DATING_YEAR.sub(" ", _DAY_OF_MONTH.sub(" ", text))  # (a span of years may say how long)
         if not re.search(r"\btimes\b|\bhow often\b", question, re.I):
             text = re.sub(r"\bonce\b", " ", text, flags=re.I)  # "ships were *once* inspected there": formerly, no count
         if not _TIME_Q.search(question):  # a duration counts only where the question asks for its unit
@@ -919,8 +930,12 @@ def _kind_term(category: str) -> str:
 
 
 def _kind_said(what: Asked, text: str) -> bool:
-    """Whether ``text`` names a kind of the asked noun ("flute" for "what *instrument*")."""
-    return bool(what.category) and names_a_kind_of(text, what.category) is not None
+    """Whether ``text`` names a kind of the asked noun ("flute" for "what *instrument*") or of a word that says
+    the same (``_SYNONYMS``: a barque is a sailing *vessel*, so a kind of "ship" as people use the word)."""
+    if not what.category:
+        return False
+    said = (what.category, *sorted(_SYNONYMS.get(what.category_term, ())))
+    return any(names_a_kind_of(text, category) is not None for category in said)
 
 
 _LIFE_EVENTS = frozenset(("born", "die"))

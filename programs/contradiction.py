@@ -145,6 +145,8 @@ def conflict(claim: TextFeatures, unit: TextFeatures) -> tuple[ConflictKind, str
     words ("most", "more", "same") are stop words, so the antonyms are looked up among all tokens."""
     for token in sorted(claim.tokens):
         opposite = ANTONYMS.get(token, frozenset()) & unit.tokens
+        # a claim that holds the opposite itself asks of both ("the Sound's *narrowest width*": "narrows to 900 m")
+        opposite = {o for o in opposite if not any(t.startswith(o) for t in claim.tokens if len(o) >= 4)}
         if opposite and token not in unit.tokens:
             return "antonym", f"says {sorted(opposite)[0]!r}, not {token!r}", {token}
     negated = (unit.negated & claim.content) - claim.negated

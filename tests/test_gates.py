@@ -1583,6 +1583,18 @@ def test_an_opposite_act_denies_a_claim_only_about_one_occasion():
      "Brenn boatyard"),
     ("Which school did Ada Brill attend?", "She studied at the Lewmouth School of Navigation.", "Ada Brill"),
     ("How many folios does the Brenn Gospels have?", "The Brenn Gospels has 212 vellum leaves.", "Brenn Gospels"),
+    ("When was the Lew Point light taken out of service?", "The light was discontinued on 30 April 1977.",
+     "Lew Point light"),
+    ("When is the warden of the Brenn guild chosen?", "Its warden is elected annually in March.", "Brenn guild"),
+    ("What type of market was the Brenn Fair originally?", "It began as a horse market in 1412.", "Brenn Fair"),
+    ("What is thought to have started the Brenn mill fire?", "It began in the drying loft, probably from an "
+                                                            "overheated stove.", "Brenn mill fire"),
+    ("How long did the 1912 dockers' walkout at Brenn go on?", "The Brenn dock strike of 1912 lasted eleven weeks.",
+     "Brenn dock strike"),
+    ("how strong is brenn porter", "The porter is 5.2% ABV.", "Brenn porter"),
+    ("How big was the standard Brenn cask?", "The guild fixed the standard Brenn cask at 34 gallons.", "Brenn cask"),
+    ("Brenn Sound narrowest width?", "The Sound narrows to 900 metres at Lew Point.", "Brenn Sound"),
+    ("What kind of ship was the Lark?", "The Lark was a three-masted barque lost off Lew Point in 1866.", "Lark"),
 ])
 def test_a_look_up_said_in_everyday_words(question: str, answer: str, title: str):
     assert check(asked(question), answer, title=title).score >= 0.6
@@ -1781,3 +1793,15 @@ def test_a_sentence_naming_the_asked_name_beside_a_namesake_swaps_nothing():
     assert check(asked("How long is the North Pier at Brenn harbour?"), both, title="Brenn Harbour").has_type
     assert not check(asked("How long is the North Pier at Brenn?"), "The South Pier is 410 metres long.",
                      title="Brenn harbour").has_type
+
+
+def test_a_year_is_no_length_and_raising_by_a_height_is_no_money():
+    boat = asked("How long was the pilot boat Tern?")
+    assert not check(boat, "The pilot boat Tern was withdrawn from service in 1986.", title="Tern").has_type
+    assert check(boat, "The pilot boat Tern was 14 metres long.", title="Tern").has_type
+    raised = asked("By how much was the Brenn breakwater raised after the 1887 gale?")
+    assert check(raised, "After the gale of 1887 the Brenn breakwater was raised by 2.5 metres.").has_type
+    assert check(asked("How much money was raised for the Brenn lifeboat?"),
+                 "The appeal raised £4,000 for the Brenn lifeboat.").has_type
+    assert not check(asked("How much money was raised for the Brenn lifeboat?"),
+                     "The appeal for the Brenn lifeboat was launched in 1904.").has_type
