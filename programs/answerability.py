@@ -29,7 +29,7 @@ from functools import lru_cache
 from typing import Literal
 
 from groundqa.hypernyms import names_a_kind_of
-from groundqa.judges.lexical import LIFESPAN, NOT_A_PERSON, features, stem
+from groundqa.judges.lexical import KINSHIP, LIFESPAN, NOT_A_PERSON, features, stem
 from groundqa.text import strip_citations
 
 from .contradiction import asks_doer, conflict_about
@@ -142,6 +142,13 @@ _CURRENCY = (r"(?:crowns?|pounds?|dollars?|euros?|francs?|marks?|shillings?|penc
              r"lire|lira|yen|rupees?|pesos?|roubles?|rubles?|thalers?|guilders?|sovereigns?|cents?|USD|GBP|EUR|CHF)")
 _MONEY_VALUE = re.compile(rf"[£$€¥]\s?\d|\b(?:{_NUMBER})\s*(?:(?:million|billion|thousand|hundred)\s+)?{_CURRENCY}\b|"
                           r"\bfree\b", re.I)
+# An amount of money in full, which is no count ("How many boats were in the fleet?" is not answered by "he invested
+# *£2,400*")
+_MONEY_AMOUNT = re.compile(rf"[£$€¥]\s?\d[\d,.]*(?:\s*(?:million|billion|m|bn)\b)?|\b(?:{_NUMBER})\s*(?:(?:million|billion|"
+                           rf"thousand|hundred)\s+)?{_CURRENCY}\b", re.I)
+# "What was the company's *turnover* in 2019?": an amount of money, which a head count is not
+_MONEY_NOUN_Q = re.compile(r"^(?:\w+ )?what(?:'s| is| was| are| were) (?:the )?(?:[\w'-]+ ){0,4}?(?:turnover|revenue|income|"
+                           r"budget|salary|profit|price|cost|fee|fare|wage|takings|endowment)s?\b", re.I)
 # A span of time is no count or amount, unless the question asks for one ("For *six centuries* its inhabitants
 # lived from dairy farming" gives no population)
 _DURATION = re.compile(rf"\b(?:{_NUMBER}|several|many|a few)\s+(centur(?:y|ies)|decades?|years?|months?|weeks?|"
@@ -724,7 +731,10 @@ def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str]
     only when the question does not already hold it, in any case ("who chairs the quorvane committee"
     is not answered by "The Quorvane committee decides ...")."""
     if kind is None:
-        # an open "what" with a closed set of values: "What *colour* is the light?" is not answered by its range
+        # an open "what" with a closed set of values: "What *colour* is the light?" is not answered by its range;
+        # "What was its *turnover*?" by no amount of money
+        if _MONEY_NOUN_Q.search(question):
+            return bool(_MONEY_VALUE.search(text))
         return not (_COLOUR_Q.search(question) and not _COLOUR_VALUE.search(text))
     if kind == "date":
         unit = next((value for asks, value in _DATE_UNITS if asks.search(question)), _DATE_VALUE)
@@ -742,8 +752,10 @@ def _has_type(kind: AnswerType | None, text: str, question_words: frozenset[str]
         if not _TIME_Q.search(question):  # a duration counts only where the question asks for its unit
             asked_units = features(question).content
             text = _DURATION.sub(lambda m: m.group(0) if stem(m.group(1)) in asked_units else " ", text)
-        if _MONEY_Q.search(question):
+        if _MONEY_Q.search(question) or _MONEY_NOUN_Q.search(question):
             return bool(_MONEY_VALUE.search(text))
+        if _COUNT_Q.search(question):
+            text = _MONEY_AMOUNT.sub(" ", text)
         for given in set(re.findall(r"\d[\d,.]*\d|\d", question)):  # the question's own numbers are no answer
             # ("the asteroid *4127* Velmarre")
             text = re.sub(rf"(?<![\d,.]){re.escape(given)}(?![\d,]|\.\d)", " ", text)
@@ -985,6 +997,21 @@ def _head_said(what: Asked, modifier: str, text: str) -> bool:
                for i, word in enumerate(words))
 
 
+_KIN_OF = re.compile(r"([A-Z][\w-]*(?: [A-Z][\w-]*)*)'s ((?:[a-z]+ )?[a-z]+)\b")
+
+
+def _kin_unsaid(what: Asked, missing: tuple[str, ...], text: str) -> bool:
+    """Whether ``text`` speaks of the person whose relative the question asks about, but not of the relative
+    ("In what year did *Marta Vine's son* take over …?" is not answered by what Marta Vine did in 1816; a sentence
+    about the niece herself, "Lena Tarrant … writes for the Courier", need not say she is a niece)."""
+    said = features(text)
+    for match in _KIN_OF.finditer(what.question):
+        kin = {stem(w) for w in match.group(2).split()} & KINSHIP  # "Ada's son", "Ada's eldest son"
+        if kin & set(missing) and all(said.covers(w) for w in features(match.group(1)).content):
+            return True
+    return False
+
+
 def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6, about: str = "",
           lead: str = "") -> Answerability:
     """Score ``answer`` (citation marks ignored; ``title`` is its passage's title) against ``what``: 0 when
@@ -1030,7 +1057,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
     has_type = (_has_type(what.kind, text, features(what.question).tokens, what.question) and not what.required & set(missing)
-                and not other and not former
+                and not other and not former and not _kin_unsaid(what, missing, f"{title}. {text}")
                 and swapped is None and not elsewhere and not silent)
     weights = what.weight
     total = sum(weights.values())

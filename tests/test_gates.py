@@ -1805,3 +1805,23 @@ def test_a_year_is_no_length_and_raising_by_a_height_is_no_money():
                  "The appeal raised £4,000 for the Brenn lifeboat.").has_type
     assert not check(asked("How much money was raised for the Brenn lifeboat?"),
                      "The appeal for the Brenn lifeboat was launched in 1904.").has_type
+
+
+def test_money_is_no_count_and_a_turnover_is_money():
+    fleet = asked("How many boats were in Ivo Dane's fleet?")
+    assert not check(fleet, "Ivo Dane ran a fleet of boats, which his widow sold for £2,400.", title="Ivo Dane").has_type
+    assert check(fleet, "Ivo Dane's fleet numbered 14 boats.", title="Ivo Dane").has_type
+    turnover = asked("What was the Brenn Brewing Company's turnover in 2019?")
+    assert not check(turnover, "The company employed about 410 people in 2019.",
+                     title="Brenn Brewing Company").has_type
+    assert check(turnover, "In 2019 the company had a turnover of £38 million.", title="Brenn Brewing Company").has_type
+
+
+def test_a_relative_the_question_asks_about_is_required():
+    son = asked("In what year did Ada Brill's son take over her share of the yard?")
+    assert not check(son, "Ada Brill (1779–1854) became co-owner of the Brenn yard in 1816.", title="Ada Brill").has_type
+    assert check(son, "Her son Tom took over her share of the yard in 1841.", title="Ada Brill").has_type
+    # a sentence about the relative herself need not say how she is related
+    niece = asked("Which paper does Ivo Dane's niece write for?")
+    assert check(niece, "Lena Dane (born 1970) has been chief writer of the Brenn Courier since 1998.",
+                 title="Lena Dane").has_type
