@@ -30,6 +30,7 @@ from typing import Literal
 
 from groundqa.hypernyms import names_a_kind_of
 from groundqa.judges.lexical import KINSHIP, LIFESPAN, NOT_A_PERSON, features, stem
+from groundqa.judges.paraphrase import SYNONYMS as _SYNONYMS
 from groundqa.text import strip_citations
 
 from .contradiction import asks_doer, conflict_about
@@ -253,76 +254,6 @@ _DIMENSIONS: dict[str, frozenset[str]] = _stemmed_groups({
 })
 
 
-# Words that say the same thing as an asked term without being a dimension of it.
-_SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
-        "belong": "member part",
-        "store": "keep kept hold house",
-        "teach": "lecture professor taught",
-        "work": "employ job worked",
-        "design": "designer",
-        "write": "author wrote writer publish published",  # "his history of the library was *published* in 1930"
-        "author": "playwright writer wrote written novelist poet",
-        "lead": "led leader head chair chaired chairman chairwoman direct directed director",
-        "leader": "lead leads led head headed chair chaired",
-        "director": "head headed chief leader",  # "the first *director*" / "its first *head* was"
-        "incline": "gradient slope grade",
-        "head": "rector director chair chairman chairwoman president leader lead led principal dean chief",
-        "boat": "vessel ship",
-        "ship": "vessel boat",
-        "resumed": "return returned reopen reopened restart restarted resume again",
-        "rejected": "reject voted against refuse refused decline declined",
-        "premiere": "first performed premiered",
-        "sponsor": "fund funded funding finance financed backing backed",
-        "pay": "paid bought buy sold sell purchased cost",
-        "buy": "bought sold sell purchased acquired",  # one exchange: "who *acquired* it" / "it was *sold to* X"
-        "sell": "sold bought buy purchased transfer transferred",  # "*sold to* Dunhallow" / "a record *transfer* fee"
-        "paper": "newspaper courier gazette herald times journal chronicle",  # "which *paper*" / "the *Courier*"
-        "set": "found founded establish established start started",  # "who *set up* the trust"
-        "home": "born native birthplace live lived",  # "his *home* village" / "born in the village of"
-        "hometown": "born native birthplace grew",
-        "birthplace": "born native",
-        "rebuild": "restoration restored rebuilt reconstruction repair repaired",
-        "play": "player played",
-        "start": "found founded establish established set begin began",  # "who *started* the school"
-        "begin": "found founded establish established set start started",
-        "run": "director direct directs head heads manage manager managed lead leads led operate operated chair",
-        "train": "railway rail line station apprentice apprenticed pupil",  # the line, or who "trained" whom
-        "ticket": "fare fares",
-        "score": "goal goals goalscorer scored scorer",
-        "hold": "capacity seat seats seated accommodate accommodates holds",  # "how many people can it *hold*"
-        "inhabitant": "population resident residents people live lives inhabited",
-        "employee": "staff employ employs employed worker workers people",
-        "member": "members membership",
-        "registration": "registered register",
-        "flew": "flight flown fly flies airborne",
-        "kept": "keeper keep keeps tended",
-        "graduated": "graduate degree diploma qualified completed finished",
-        "open": "opened inaugurated founded established",
-        "visit": "visitor open closed admission entry",  # "which day can't you *visit* it" / "closed on Mondays"
-        # light verbs of phrasal look-ups: "when does X *take place*", "what day does X *come out*"
-        "take": "held hold happen occur",
-        "come": "released release published publish appear issued out",
-        "nurse": "matron",  # a matron is a hospital's head nurse
-        "shut": "close closed closure",
-        "sued": "sue action lawsuit suit",  # "who sued the paper" / "Marchbank v Sentinel was a libel *action*"
-        "defend": "represent represented counsel",
-        # everyday words for what passages put formally
-        "birth": "born",  # "date of *birth*" / "(*born* 12 August 1968)"
-        "quit": "resign resigned retire retired",
-        "lose": "destroy destroyed burnt burned",  # "books *lost* in the fire" / "volumes were *destroyed*"
-        "donate": "gift given gave present presented bequeath bequeathed donor",
-        "steal": "thief theft",
-        "folio": "leaf leaves",
-        "prefer": "favour favours favoured favor favors favored",
-        "attend": "studied study educated pupil student",  # "which school did she *attend*" / "she *studied at*"
-        "headcount": "employ employed employs staff workforce",
-        "picture": "photograph photographs photo photos painting paintings",
-        "decommission": "discontinued discontinue withdrawn closed retired extinguished",
-        "choose": "elect elected elects",  # "When is the Master *chosen*?" / "is *elected* annually"
-        "originally": "began begin first initially",  # "What type of fair was it *originally*?" / "it *began as*"
-        "walkout": "strike stoppage",
-        "strong": "abv alcohol proof",  # "how strong is the stout" / "5.2% ABV"
-})
 
 
 def _type_of(question: str) -> AnswerType | None:

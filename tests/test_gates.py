@@ -213,6 +213,13 @@ def test_the_premise_judge_forgives_a_name_misspelt_by_one_letter():
     assert not judge.judge("Tymnet", [passage]).entailed  # another name altogether
 
 
+def test_the_premise_judge_reads_the_answer_checks_everyday_words():
+    judge = get_judge("offline")
+    passage = "Ivo Dane\nIn 1931 Ivo Dane resigned after a dispute over the budget."
+    assert judge.judge("Ivo Dane quit", [passage]).entailed  # one table: paraphrase.SYNONYMS
+    assert not judge.judge("Ivo Dane joined", [passage]).entailed
+
+
 def test_the_premise_judge_reads_a_surname_as_the_person_unless_a_namesake_is_named():
     judge = get_judge("offline")
     claim = "Cormac Westraven received the Halden Prize"
