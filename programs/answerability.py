@@ -30,7 +30,7 @@ from typing import Literal
 
 from groundqa.hypernyms import names_a_kind_of
 from groundqa.judges.lexical import KINSHIP, LIFESPAN, NOT_A_PERSON, features, stem
-from groundqa.judges.paraphrase import SYNONYMS as _SYNONYMS
+from groundqa.judges.paraphrase import SYNONYMS
 from groundqa.text import strip_citations
 
 from .contradiction import asks_doer, conflict_about
@@ -710,7 +710,7 @@ def _term_present(term: str, answer: frozenset[str], prefixes: frozenset[str]) -
         return True
     if {term + "or", term + "er", term + "r"} & answer:  # the agent says the act: "its *editor*" for "who *edits*"
         return True
-    related = _DIMENSIONS.get(term, frozenset()) | _SYNONYMS.get(term, frozenset())
+    related = _DIMENSIONS.get(term, frozenset()) | SYNONYMS.get(term, frozenset())
     return bool(related & answer)
 
 
@@ -874,10 +874,10 @@ def _kind_term(category: str) -> str:
 
 def _kind_said(what: Asked, text: str) -> bool:
     """Whether ``text`` names a kind of the asked noun ("flute" for "what *instrument*") or of a word that says
-    the same (``_SYNONYMS``: a barque is a sailing *vessel*, so a kind of "ship" as people use the word)."""
+    the same (:data:`~groundqa.judges.paraphrase.SYNONYMS`: a barque is a sailing *vessel*, so a kind of "ship" as people use the word)."""
     if not what.category:
         return False
-    said = (what.category, *sorted(_SYNONYMS.get(what.category_term, ())))
+    said = (what.category, *sorted(SYNONYMS.get(what.category_term, ())))
     return any(names_a_kind_of(text, category) is not None for category in said)
 
 
