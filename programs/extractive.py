@@ -23,11 +23,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from groundqa.judges.lexical import features
+from groundqa.judges.lexical import NOT_A_PERSON, features
 from groundqa.store.embeddings import get_embedder
 from groundqa.text import content_words, opening, split_sentences, strip_citations
 
-from .answerability import Answerability, asked, check, holds_value, value_beside
+from .answerability import Answerability, Asked, asked, check, holds_value, value_beside
 from .bridging import Bridge, about
 from .context import NumberedContext
 
@@ -172,5 +172,26 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
                 taken.add(sentence.text)
     if out.chosen:
         out.shortfall = None
-        out.answer = " ".join(f"{c.text.rstrip()} [{c.number}]" for c in out.chosen)
+        out.answer = " ".join(f"{_named(what, c.text, context.passages[c.number - 1].title)} [{c.number}]"
+                              for c in out.chosen)
     return out
+
+
+_PERSONAL = re.compile(r"\b(?:he|she|him|her|his)\b", re.I)
+_PERSON_TITLE = re.compile(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)+")
+
+
+def _named(what: Asked, sentence: str, title: str) -> str:
+    """``sentence`` as quoted, after its passage title where a who-question is answered by what a person's own
+    page says of "her" or "him" ("Marta Lind: Since 2020 *she* has chaired the museum's trustees"): a reader asked
+    who, and the name is what the title gives."""
+    text = sentence.rstrip()
+    if what.kind != "person" or not title or not _PERSON_TITLE.fullmatch(title) or not _PERSONAL.search(text):
+        return text
+    words = features(title)
+    if features(what.question).tokens & set(words.content) or set(words.content) & NOT_A_PERSON:
+        return text  # the question's own person, or a page about a place or a body
+    if any(set(name) - features(what.question).tokens for name in features(text).names
+           if not set(name) & NOT_A_PERSON):
+        return text  # the sentence names someone itself
+    return f"{title}: {text}"

@@ -1832,3 +1832,20 @@ def test_a_relative_the_question_asks_about_is_required():
     niece = asked("Which paper does Ivo Dane's niece write for?")
     assert check(niece, "Lena Dane (born 1970) has been chief writer of the Brenn Courier since 1998.",
                  title="Lena Dane").has_type
+
+
+def test_a_who_question_answered_by_her_own_page_names_her():
+    from groundqa.programs.context import build_context
+    from groundqa.programs.extractive import extractive_answer
+
+    page = Passage(chunk_id="lind#1", doc_id="lind", title="Marta Lind", score=0.7,
+                   text="Marta Lind is a marine pilot from Inchbrae. Since 2020 she has chaired the trustees of the "
+                        "Brenn Lantern Museum.")
+    question = "Who has chaired the trustees, since 2020, of the museum that holds the Lark's bell?"
+    found = extractive_answer(question, build_context([page], 4000), floor=0.0, answerability=0.6)
+    assert found.answer.startswith("Marta Lind: Since 2020 she has chaired"), found.answer
+    # a sentence that names the person itself is quoted as written
+    named = Passage(**{**page.model_dump(), "text": "Since 2020 Marta Lind has chaired the trustees of the Brenn "
+                                                    "Lantern Museum."})
+    found = extractive_answer(question, build_context([named], 4000), floor=0.0, answerability=0.6)
+    assert found.answer.startswith("Since 2020 Marta Lind"), found.answer
