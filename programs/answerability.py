@@ -202,6 +202,9 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\bg(?:ive|ives|ave|iven|iving) up\b", re.I), "quit"),  # "Why did he *give up* the post?"
            (re.compile(r"\b(?:put|go|went|gone|be|been|was|were) on (?:show|display)\b", re.I), "exhibited"),
            (re.compile(r"\bdeath toll\b", re.I), "number of deaths"),
+           (re.compile(r"\b([a-z]+) count(?=\W*$)", re.I), r"number of \1"),  # "Ostler Hut *bed count*?"
+           (re.compile(r"\bhelp(?:s|ed|ing)? (?:to )?pay for\b", re.I), "funded"),  # "Which company *helped pay for* …?"
+           (re.compile(r"\bnowadays\b", re.I), "now"),
            (re.compile(r"\bt(?:ake|akes|ook|aken|aking) out of (?:service|use|commission)\b", re.I), "decommissioned"),
            # a hedge is no part of what is asked ("What *is thought to have* started the fire?")
            (re.compile(r"\b(?:is|was|are|were) (?:thought|believed|said|reported|understood) to (?:have )?", re.I), ""))
@@ -237,7 +240,7 @@ _DIMENSIONS: dict[str, frozenset[str]] = _stemmed_groups({
         "heavy": "heavy weight tonne ton kilogram kg pound",
         "weigh": "weigh weight tonne ton kilogram kg pound",
         "fast": "fast speed knot kilometre km mile hour",
-        "often": "often every daily weekly monthly yearly annually times",
+        "often": "often every daily weekly monthly yearly annually quarterly times twice thrice",
         "much": "much cost price fee pound dollar euro crown worth",
         "cost": "cost price fee pound dollar euro crown worth",
         "price": "price cost fee pound dollar euro crown worth",
@@ -595,7 +598,9 @@ def _subject_name(question: str, names: tuple[tuple[str, ...], ...]) -> tuple[tu
 _SLOT_NOUN = re.compile(rf"^(?:\w+ )?(?i:which|what|how many|how much) (?:(?!{_AUX}\b)[a-z]+ )?(?!{_AUX}\b)([a-z]+) "
                         rf"(?:{_AUX}|[a-z]+(?:ed|s))\b")
 # "What *kind of* business did he run?": the noun after it is what the answer names a kind of
-_KIND_OF = re.compile(r"^(?:\w+ )?(?i:which|what) (?i:kind|kinds|type|types|sort|sorts) of ([a-z]+)\b")
+_KIND_WORDS = frozenset(stem(w) for w in _words("breed breeds species variety varieties"))
+_KIND_OF = re.compile(r"^(?:\w+ )?(?i:which|what) (?i:kind|kinds|type|types|sort|sorts|breed|breeds|species|variety|"
+                      r"varieties) of ([a-z]+)\b")
 
 
 def _slot_noun(question: str) -> str | None:
@@ -653,7 +658,8 @@ class Answerability:
 
 _COLOUR_Q = re.compile(r"\b(?:what|which) colou?rs?\b", re.I)
 _COLOUR_VALUE = re.compile(r"\b(?:red|white|green|blue|yellow|black|gr[ae]y|amber|purple|violet|brown|pink|golden|crimson|"
-                           r"scarlet|maroon|turquoise|ochre|[a-z]+-colou?red)\b", re.I)  # not "navy", "gold", "-ish"
+                           r"scarlet|maroon|turquoise|ochre|orange|cream|ivory|silver|lilac|mauve|magenta|indigo|"
+                           r"[a-z]+-colou?red)\b", re.I)  # not "navy", "gold", "-ish"
 """A question that asks for a colour, and a colour the answer names."""
 
 
@@ -714,6 +720,9 @@ def _term_present(term: str, answer: frozenset[str], prefixes: frozenset[str]) -
     return bool(related & answer)
 
 
+_QUOTED = re.compile(r"\"[^\"]{2,200}\"|\u201c[^\u201d]{2,200}\u201d")
+
+
 def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "", lead: str = "") -> str | None:
     """How ``answer`` swaps a word of the question for a conflicting one, else ``None``.
 
@@ -727,7 +736,8 @@ def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "
     """
     if what.kind == "yes_no":
         return None
-    text = strip_citations(answer)
+    # words in quotation marks are named, not claimed: a motto "Nobody stays on the mountain" denies nothing
+    text = _QUOTED.sub(" quoted ", strip_citations(answer))
     found = conflict_about(features(what.question), features(text), coverage,
                            features(f"{title}. {text}") if title else None,
                            stated_both=frozenset(what.attribute) - set(what.main),  # a description's words
@@ -779,6 +789,9 @@ _ACROSS_OR_AWAY = re.compile(r"\b\d[\d,.]*\s*(?:metres?|meters?|m|km|kilometres?
 # "at an *altitude of* 2,163 metres", "a *depth of* 7.5 metres": the dimension named before its value
 _DIMENSION_OF = re.compile(r"\b(altitude|elevation|height|depth|width|breadth|diameter|length) of (?:about |some |roughly |"
                            r"nearly |almost |over |up to )?\d", re.I)
+# "rises to 21 metres at the central dome": a height
+_RISES_TO = re.compile(r"\b(?:rises?|rose|risen|rising|reach(?:es|ed)?|towers?|towered) (?:to |up to |some |about )*\d[\d,.]*\s*"
+                       r"(?:metres?|meters?|m|feet|ft)\b", re.I)
 _DIMENSION_NOUNS = {"altitude": "high", "elevation": "high", "height": "high", "depth": "deep", "width": "wide",
                     "breadth": "wide", "diameter": "wide", "length": "long"}
 # the words of each dimension, by the stem of the question's word (``Asked.required`` holds stems: "wide" is "wid")
@@ -796,6 +809,7 @@ def _other_dimension(what: Asked, text: str) -> str:
     if asked_dims[0] in (stem("wide"), stem("deep")):  # "a *2,240-metre* tunnel" gives its length, not its width
         measured += ["long" for _ in _COMPOUND_MEASURE.finditer(text)]
     measured += [_DIMENSION_NOUNS[m.group(1).lower()] for m in _DIMENSION_OF.finditer(text)]
+    measured += ["high" for _ in _RISES_TO.finditer(text)]
     measured += ["wide" if m.group(1) else "far" for m in _ACROSS_OR_AWAY.finditer(text)
                  if m.group(1) or asked_dims[0] != stem("long")]
     same = _SAME_DIMENSION[asked_dims[0]]
@@ -891,7 +905,9 @@ _SIGNS = {_CAUSE: re.compile(r"\b(?:caused|started|sparked|triggered|set off) by
           **dict.fromkeys((stem("price"), stem("cost"), stem("fee"), stem("money")), re.compile(r"[£$€]\s?\d")),
           stem("temperature"): re.compile(r"\d\s*°"), stem("deep"): re.compile(r"\d\s*m\b"),
           stem("high"): re.compile(r"\d\s*m\b"), stem("tall"): re.compile(r"\d\s*m\b"),
-          stem("long"): re.compile(r"\d\s*(?:m|km)\b"), stem("big"): _AREA_SIGNS, stem("size"): _AREA_SIGNS}
+          stem("long"): re.compile(r"\d\s*(?:m|km)\b"), stem("big"): _AREA_SIGNS, stem("size"): _AREA_SIGNS,
+          # "Gusts of up to 148 *km/h*" says how fast
+          **dict.fromkeys((stem("speed"), stem("fast")), re.compile(r"\d\s*(?:km/h|kph|mph|m/s|knots?)\b", re.I))}
 
 
 def _said_by_sign(term: str, text: str) -> bool:
@@ -963,7 +979,8 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     missing = tuple(t for t in what.attribute if not _term_present(t, said, feats.prefixes)
                     and not _said_by_sign(t, text))
     missing = tuple(t for t in missing if t not in what.optional and not _head_said(what, t, text)
-                    and not (t == what.category_term and _kind_said(what, text)))
+                    # "What *breed* of dog …?": a kind of dog named ("a German Shepherd") says the breed too
+                    and not ((t == what.category_term or t in _KIND_WORDS) and _kind_said(what, text)))
     swapped = substitution(what, text, conflict_coverage, title, lead)
     if swapped is not None:
         missing = (*missing, f"the sentence {swapped}")

@@ -172,8 +172,12 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
                 taken.add(sentence.text)
     if out.chosen:
         out.shortfall = None
-        out.answer = " ".join(f"{_named(what, c.text, context.passages[c.number - 1].title)} [{c.number}]"
-                              for c in out.chosen)
+        quoted: list[str] = []
+        for c in out.chosen:  # the title once, where no sentence before named someone
+            named_before = any(_names_someone(what, q) for q in quoted)
+            text = c.text.rstrip() if named_before else _named(what, c.text, context.passages[c.number - 1].title)
+            quoted.append(f"{text} [{c.number}]")
+        out.answer = " ".join(quoted)
     return out
 
 
@@ -191,7 +195,12 @@ def _named(what: Asked, sentence: str, title: str) -> str:
     words = features(title)
     if features(what.question).tokens & set(words.content) or set(words.content) & NOT_A_PERSON:
         return text  # the question's own person, or a page about a place or a body
-    if any(set(name) - features(what.question).tokens for name in features(text).names
-           if not set(name) & NOT_A_PERSON):
+    if _names_someone(what, text):
         return text  # the sentence names someone itself
     return f"{title}: {text}"
+
+
+def _names_someone(what: Asked, text: str) -> bool:
+    """Whether ``text`` names a person the question does not (a name that is no place or body)."""
+    asked_words = features(what.question).tokens
+    return any(set(name) - asked_words for name in features(text).names if not set(name) & NOT_A_PERSON)

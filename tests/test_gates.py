@@ -1602,6 +1602,22 @@ def test_an_opposite_act_denies_a_claim_only_about_one_occasion():
     ("How big was the standard Brenn cask?", "The guild fixed the standard Brenn cask at 34 gallons.", "Brenn cask"),
     ("Brenn Sound narrowest width?", "The Sound narrows to 900 metres at Lew Point.", "Brenn Sound"),
     ("What kind of ship was the Lark?", "The Lark was a three-masted barque lost off Lew Point in 1866.", "Lark"),
+    ("Lew Hut bed count?", "Today the hut has 48 beds.", "Lew Hut"),
+    ("What breed of dog was Brin?", "Brin (1950–1962) was a German Shepherd avalanche dog.", "Brin"),
+    ("How tall is the Palm House at its highest point?", "The structure is 96 metres long and rises to 21 metres at "
+                                                         "the central dome.", "Palm House"),
+    ("Who was the architect of the Palm House?", "It was designed by the engineer Ada Brill in 1886.", "Palm House"),
+    ("What is the title of Ivo Dane's autobiography?", "Dane later wrote a memoir, Under the Rotor, in 2001.",
+     "Ivo Dane"),
+    ("What was the name of the steamer the Brenn Expedition sailed on?", "The party left Lewmouth in 1897 aboard the "
+                                                                         "steamer Tern.", "Brenn Expedition"),
+    ("Which company helped pay for the Brenn Expedition?", "It was funded jointly by the garden and the seed "
+                                                           "merchants Harrold & Vane.", "Brenn Expedition"),
+    ("what colour are the blooms of the lew lily", "The lew lily bears hanging orange flowers.", "Lew lily"),
+    ("Peak wind speed during the Brenn Gale?", "Gusts of up to 148 km/h were recorded during the gale.", "Brenn Gale"),
+    ("How often is the Brenn Review published nowadays?", "Since 1968 the Brenn Review has been issued twice a year.",
+     "Brenn Review"),
+    ("What is the motto of the Brenn lifeboat crew?", 'Its motto is "Nobody stays on the rocks".', "Brenn lifeboat"),
 ])
 def test_a_look_up_said_in_everyday_words(question: str, answer: str, title: str):
     assert check(asked(question), answer, title=title).score >= 0.6

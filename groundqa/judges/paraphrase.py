@@ -87,6 +87,13 @@ SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
     "originally": "began begin first initially",  # "What type of fair was it *originally*?" / "it *began as*"
     "walkout": "strike stoppage",
     "strong": "abv alcohol proof",  # "how strong is the stout" / "5.2% ABV"
+    "architect": "designed design designer",  # "Who was the *architect* of …?" / "It was *designed* by the engineer …"
+    "autobiography": "memoir memoirs",
+    "sail": "aboard sailed voyage",
+    "fund": "funded funding financed sponsored paid",
+    "bloom": "flower flowers blossom blossoms",
+    "wind": "gust gusts gale",
+    "publish": "issued issue appear appeared published",
 })
 
 
