@@ -1,0 +1,148 @@
+"""What value of the asked type a sentence holds: a date, a number of the asked kind, a name, an occupation.
+
+The answerability check (:mod:`.answerability`) asks two things of an answer: does it say what was asked (the
+asked attribute), and does it hold a value of the asked type? This module answers the second. A value is read as
+the question wants it: "How many boats …?" is not answered by a year a sentence dates something by ("set up *in
+2017*") nor by a sum of money ("she invested *£2,400*"); "How much was he *paid*?" needs money, which a length is
+not; "How long was the boat?" is not answered by "withdrawn *in 1986*"; "which *month*" needs a month.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from groundqa.judges.lexical import NOT_A_PERSON, features, stem
+
+AnswerType = Literal["date", "number", "person", "place", "organisation", "name", "occupation", "yes_no"]
+
+# "What is the (annual) *population* of Velmarre?": a measure of something is a number, and no date is one
+_MEASURE_OF = re.compile(
+    r"^(?:what|which) (?:is|was|are|were) (?:the )?(?:\w+ )?(?:number|percentage|share|proportion|amount|"
+    r"temperature|speed|depth|height|altitude|elevation|distance|length|width|area|population|cost|price|fee|"
+    r"budget|salary|capacity|weight|mass|diameter|volume|tonnage|density|attendance|revenue|turnover|income) of\b",
+    re.I)
+_DETERMINERS = frozenset(("a", "an", "as", "the"))
+_OCCUPATION_VALUE = re.compile(
+    r"\b(?:a|an|as|the)\s+(?:[a-z]+\s+)?(?!(?:after|other|another|under|never|over|water|winter|summer|number|later|ever|whether|either|neither|"
+    r"rather|together|order|power|paper|matter|letter|corner|border|river|tower|center|centre|member|manner|"
+    r"mother|father|brother|sister|daughter|monitor|interior|exterior|corridor|minor|major|junior|senior|"
+    r"prior|error|floor|door|indoor|outdoor|christian|guardian|italian|civilian)\b)[a-z]{3,}(?:er|or|ist|ian)s?\b"
+    r"|\b(?:architect|chef|clerk|nurse|pilot|poet|priest|judge|mayor|monk|nun|cook|guide|smith|mason|surgeon|"
+    r"physician|scientist|engineer|officer|agent|merchant|accountant|consultant|assistant|lawyer|journalist|"
+    r"editor|composer|musician|carpenter|fisherman|fishermen|shepherd|librarian|curator|captain|sailor|"
+    r"(?!(?:hu|wo|ger|ro)man\b)[a-z]{3,}man)s?\b", re.I)
+
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+           "spring", "summer", "autumn", "winter"]
+CALENDAR_WORDS = frozenset(_MONTHS)
+_CALENDAR_STEMS = frozenset(stem(w) for w in _MONTHS)
+"""Months, weekdays and seasons: capitalised words that date something rather than name it."""
+_DATE_VALUE = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2}|[0-9]{1,2}(?:st|nd|rd|th) century|(?:" + "|".join(_MONTHS)
+                         + r")s?|(?:first|second|third|fourth|last) (?:week|day|weekend))\b", re.I)
+# A date question that names its unit wants a value of that unit: "which *month*" is not answered by a
+# year, "what *day of the week*" not by "14 March 2016".
+_DATE_UNITS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (re.compile(r"\b(?:day of the week|weekday)\b", re.I),
+     re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|\bweekends?\b", re.I)),
+    (re.compile(r"^(?:\w+ )?(?:what|which) month\b", re.I),
+     re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b",
+                re.I)),
+    (re.compile(r"^(?:\w+ )?(?:what|which) year\b", re.I), re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")),
+)
+# "How many"/"how much" asks for a count or an amount: a year the sentence dates something by ("reintroduced
+# *in 1994*", "set up *in 2017*", "by *the 1970s*", "on 14 *August 1861*") is no answer to it.
+_COUNT_Q = re.compile(r"^(?:\w+ )?how (?:many|much)\b", re.I)
+_DATING_YEAR = re.compile(r"\b(?:(?:in|since|by|from|until|till|before|after|around|circa|c\.|of)\s+(?:the\s+)?|(?:"
+                          + "|".join(_MONTHS[:12]) + r")\s+)(?:1[0-9]{3}|20[0-9]{2})s?\b", re.I)
+_DAY_OF_MONTH = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:" + "|".join(_MONTHS[:12]) + r")(?:,? \d{4})?\b",
+                           re.I)
+_YEAR_SPAN = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\s*(?:–|-|to|and|until)\s*(?:1[0-9]{3}|20[0-9]{2})\b")
+_WHO = re.compile(r"^(?:\w+ )?(?:who|whom|whose)\b", re.I)
+_PERCENTAGE = re.compile(r"\b\d[\d,.]*\s*(?:per ?cent|percent)\b|\b\d[\d,.]*\s*%", re.I)
+_SHARE_Q = re.compile(r"\b(?:per ?cent|percent|percentage|share|proportion|fraction)\b", re.I)
+_NUMBER = (r"\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+           r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
+           r"thousand|million|billion|dozen|half|quarter|twice|once|double")
+_NUMBER_VALUE = re.compile(rf"\b(?:{_NUMBER})\b", re.I)
+_NAME_VALUE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z\u00C0-\u024F]+|\b[A-Z]{2,}\b")
+# "How much did it *cost*?", "How much was he *paid*?": an amount of money, which a length or a year is not
+_MONEY_Q = re.compile(r"^(?:\w+ )?how much\b(?! of\b).*\b(?:pay|pays|paid|cost|costs|spend|spends|spent|charge|charges|"
+                      r"charged|earn|earns|earned|sell|sold|buy|bought|worth|fees?|price|fares?|tickets?|"
+                      r"money|funds?|funding|donate|donated|invest|invested|owe|owed|lend|lent|borrow|borrowed|damages|"
+                      r"compensation|fetch|fetched|salary|wages?|budget|grants?|admission|membership|contribute|"
+                      r"contributed|capital)\b", re.I)
+_CURRENCY = (r"(?:crowns?|pounds?|dollars?|euros?|francs?|marks?|shillings?|pence|guineas?|florins?|ducats?|kron[aeo]r?|"
+             r"lire|lira|yen|rupees?|pesos?|roubles?|rubles?|thalers?|guilders?|sovereigns?|cents?|USD|GBP|EUR|CHF)")
+_MONEY_VALUE = re.compile(rf"[£$€¥]\s?\d|\b(?:{_NUMBER})\s*(?:(?:million|billion|thousand|hundred)\s+)?{_CURRENCY}\b|"
+                          r"\bfree\b", re.I)
+# An amount of money in full, which is no count ("How many boats were in the fleet?" is not answered by "he invested
+# *£2,400*")
+_MONEY_AMOUNT = re.compile(rf"[£$€¥]\s?\d[\d,.]*(?:\s*(?:million|billion|m|bn)\b)?|\b(?:{_NUMBER})\s*(?:(?:million|billion|"
+                           rf"thousand|hundred)\s+)?{_CURRENCY}\b", re.I)
+# "What was the company's *turnover* in 2019?": an amount of money, which a head count is not
+_MONEY_NOUN_Q = re.compile(r"^(?:\w+ )?what(?:'s| is| was| are| were) (?:the )?(?:[\w'-]+ ){0,4}?(?:turnover|revenue|income|"
+                           r"budget|salary|profit|price|cost|fee|fare|wage|takings|endowment)s?\b", re.I)
+# A span of time is no count or amount, unless the question asks for one ("For *six centuries* its inhabitants
+# lived from dairy farming" gives no population)
+_DURATION = re.compile(rf"\b(?:{_NUMBER}|several|many|a few)\s+(centur(?:y|ies)|decades?|years?|months?|weeks?|"
+                       r"days?|nights?|hours?|minutes?|seasons?)\b", re.I)
+_DIMENSION_Q = re.compile(r"\bhow (?:long|tall|high|deep|wide|big|large|far|heavy|fast)\b", re.I)
+_TIME_Q = re.compile(r"\bhow (?:long|old|often)\b|\b(?:age|time|duration|period|term|tenure|spell)\b", re.I)
+
+_COLOUR_Q = re.compile(r"\b(?:what|which) colou?rs?\b", re.I)
+_COLOUR_VALUE = re.compile(r"\b(?:red|white|green|blue|yellow|black|gr[ae]y|amber|purple|violet|brown|pink|golden|crimson|"
+                           r"scarlet|maroon|turquoise|ochre|orange|cream|ivory|silver|lilac|mauve|magenta|indigo|"
+                           r"[a-z]+-colou?red)\b", re.I)  # not "navy", "gold", "-ish"
+"""A question that asks for a colour, and a colour the answer names."""
+
+def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str], question: str = "") -> bool:
+    """Whether ``text`` holds a value of the asked type; a name counts for who/where/which-organisation
+    only when the question does not already hold it, in any case ("who chairs the quorvane committee"
+    is not answered by "The Quorvane committee decides ...")."""
+    if kind is None:
+        # an open "what" with a closed set of values: "What *colour* is the light?" is not answered by its range;
+        # "What was its *turnover*?" by no amount of money
+        if _MONEY_NOUN_Q.search(question):
+            return bool(_MONEY_VALUE.search(text))
+        return not (_COLOUR_Q.search(question) and not _COLOUR_VALUE.search(text))
+    if kind == "date":
+        unit = next((value for asks, value in _DATE_UNITS if asks.search(question)), _DATE_VALUE)
+        return bool(unit.search(text))
+    if kind == "number":
+        if _COUNT_Q.search(question) or _MEASURE_OF.search(question):
+            text = _DATING_YEAR.sub(" ", _DAY_OF_MONTH.sub(" ", _YEAR_SPAN.sub(" ", text)))  # "on 14 March 2010"
+            text = re.sub(r"\((?:1[0-9]{3}|20[0-9]{2})\)", " ", text)  # "the series Nine Dark Nights (2014)"
+            if not _SHARE_Q.search(question):  # "How many votes were cast?" is not answered by "58 per cent"
+                text = _PERCENTAGE.sub(" ", text)
+        elif _DIMENSION_Q.search(question):  # "How long was the boat?" is not answered by "withdrawn *in 1986*"
+            text = _DATING_YEAR.sub(" ", _DAY_OF_MONTH.sub(" ", text))  # (a span of years may say how long)
+        if not re.search(r"\btimes\b|\bhow often\b", question, re.I):
+            text = re.sub(r"\bonce\b", " ", text, flags=re.I)  # "ships were *once* inspected there": formerly, no count
+        if not _TIME_Q.search(question):  # a duration counts only where the question asks for its unit
+            asked_units = features(question).content
+            text = _DURATION.sub(lambda m: m.group(0) if stem(m.group(1)) in asked_units else " ", text)
+        if _MONEY_Q.search(question) or _MONEY_NOUN_Q.search(question):
+            return bool(_MONEY_VALUE.search(text))
+        if _COUNT_Q.search(question):
+            text = _MONEY_AMOUNT.sub(" ", text)
+        for given in set(re.findall(r"\d[\d,.]*\d|\d", question)):  # the question's own numbers are no answer
+            # ("the asteroid *4127* Velmarre")
+            text = re.sub(rf"(?<![\d,.]){re.escape(given)}(?![\d,]|\.\d)", " ", text)
+        return bool(_NUMBER_VALUE.search(text))
+    if kind == "occupation":
+        # "an *assistant* engineer" is another job than the question's "chief engineer"
+        return any({stem(w) for w in m.group(0).split() if w.lower() not in _DETERMINERS} - question_words
+                   for m in _OCCUPATION_VALUE.finditer(text))
+    if kind == "yes_no":
+        return True  # a yes/no answer is judged by its attribute (and, for "No", by an explicit negation)
+    if kind == "person" and not _WHO.match(question):
+        # "the name of the *man* who founded …", "which *architect* …": a person's name, not "the River Tarn"
+        return any(set(name) - question_words - _CALENDAR_STEMS and not set(name) & NOT_A_PERSON
+                   for name in features(text).names)
+    names = {m.group(0).lower() for m in _NAME_VALUE.finditer(text)}
+    return bool({stem(n) for n in names} - question_words - {"the", "a", "an", "he", "she", "it", "they", "in"})
+
+
+__all__ = ["CALENDAR_WORDS", "AnswerType", "has_type"]
