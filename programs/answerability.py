@@ -652,7 +652,8 @@ def _unnamed(what: Asked, text: str) -> list[str]:
     return [" ".join(name) for name in what.named if not all(feats.covers(word) for word in name)]
 
 
-_MEASURED = re.compile(r"\b\d[\d,.]*\s*(?:metres?|meters?|m|km|kilometres?|kilometers?|feet|ft|foot|miles?)\s+"
+_LENGTH_UNIT = r"(?:metres?|meters?|m|km|kilometres?|kilometers?|feet|ft|foot|miles?)"
+_MEASURED = re.compile(rf"\b\d[\d,.]*\s*{_LENGTH_UNIT}\s+"
                        r"(wide|long|high|tall|deep|thick)\b", re.I)
 # A length given by what runs along it ("the cellar *runs for 380 metres* parallel to the river")
 _RUNS_FOR = re.compile(r"\b(?:runs?|ran|stretch(?:es|ed)?|extends?|extended)\s+(?:for\s+)?(?:some\s+|about\s+|"
@@ -662,7 +663,7 @@ _RUNS_FOR = re.compile(r"\b(?:runs?|ran|stretch(?:es|ed)?|extends?|extended)\s+(
 _COMPOUND_MEASURE = re.compile(r"\b\d[\d,.]*-(?:metre|meter|kilometre|kilometer|km|mile|foot|feet)\b(?!-)", re.I)
 # "31 metres *in diameter*" measures across; "about 120 metres *from* the river" how far away, which is a length
 # between two places but no height, depth or width
-_ACROSS_OR_AWAY = re.compile(r"\b\d[\d,.]*\s*(?:metres?|meters?|m|km|kilometres?|kilometers?|feet|ft|foot|miles?)\s+"
+_ACROSS_OR_AWAY = re.compile(rf"\b\d[\d,.]*\s*{_LENGTH_UNIT}\s+"
                              r"(?:(in diameter|across|in circumference)|(?:from|away)\b)", re.I)
 # "at an *altitude of* 2,163 metres", "a *depth of* 7.5 metres": the dimension named before its value
 _DIMENSION_OF = re.compile(r"\b(altitude|elevation|height|depth|width|breadth|diameter|length) of (?:about |some |roughly |"
