@@ -14,7 +14,8 @@ answer; a topical sentence that does not contain what was asked is skipped, neve
 is read with its passage title and the sentence before it, so "The fare rose to 6.50 crowns in 2021."
 can answer what the sentence before set up. A bridged question is answered from a second-hop passage
 when one answers (the naming passage is tried last), and the sentence that named the bridge is
-quoted first, so the answer carries both hops, each cited. The result says why nothing was chosen.
+quoted first, so the answer carries both hops, each cited. A who-question answered by what a person's own page
+says of "her" or "him" is quoted after the page's title, which names her. The result says why nothing was chosen.
 """
 
 from __future__ import annotations
