@@ -17,7 +17,7 @@ from groundqa.judges.lexical import NOT_A_PERSON, features, stem
 AnswerType = Literal["date", "number", "person", "place", "organisation", "name", "occupation", "yes_no"]
 
 # "What is the (annual) *population* of Velmarre?": a measure of something is a number, and no date is one
-_MEASURE_OF = re.compile(
+MEASURE_OF = re.compile(
     r"^(?:what|which) (?:is|was|are|were) (?:the )?(?:\w+ )?(?:number|percentage|share|proportion|amount|"
     r"temperature|speed|depth|height|altitude|elevation|distance|length|width|area|population|cost|price|fee|"
     r"budget|salary|capacity|weight|mass|diameter|volume|tonnage|density|attendance|revenue|turnover|income) of\b",
@@ -111,7 +111,7 @@ def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str],
         unit = next((value for asks, value in _DATE_UNITS if asks.search(question)), _DATE_VALUE)
         return bool(unit.search(text))
     if kind == "number":
-        if _COUNT_Q.search(question) or _MEASURE_OF.search(question):
+        if _COUNT_Q.search(question) or MEASURE_OF.search(question):
             text = _DATING_YEAR.sub(" ", _DAY_OF_MONTH.sub(" ", _YEAR_SPAN.sub(" ", text)))  # "on 14 March 2010"
             text = re.sub(r"\((?:1[0-9]{3}|20[0-9]{2})\)", " ", text)  # "the series Nine Dark Nights (2014)"
             if not _SHARE_Q.search(question):  # "How many votes were cast?" is not answered by "58 per cent"
@@ -145,4 +145,4 @@ def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str],
     return bool({stem(n) for n in names} - question_words - {"the", "a", "an", "he", "she", "it", "they", "in"})
 
 
-__all__ = ["CALENDAR_WORDS", "AnswerType", "has_type"]
+__all__ = ["CALENDAR_WORDS", "MEASURE_OF", "AnswerType", "has_type"]

@@ -29,17 +29,10 @@ from functools import lru_cache
 
 from groundqa.hypernyms import names_a_kind_of
 from groundqa.judges.lexical import KINSHIP, LIFESPAN, features, stem
-from groundqa.judges.paraphrase import SYNONYMS
+from groundqa.judges.paraphrase import said_otherwise
 from groundqa.text import strip_citations
 
-from .answer_values import (
-    _MEASURE_OF,
-    CALENDAR_WORDS,
-    AnswerType,
-)
-from .answer_values import (
-    has_type as _has_type,
-)
+from .answer_values import CALENDAR_WORDS, MEASURE_OF, AnswerType, has_type
 from .contradiction import asks_doer, conflict_about
 
 _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)"
@@ -183,13 +176,11 @@ _DIMENSIONS: dict[str, frozenset[str]] = _stemmed_groups({
         "live": "live resident inhabitant inhabited population people home",
         "born": "born birth",
         "died": "die death dead kill fatal drown drowned perish perished",
-        "death": "die died dead kill killed fatal drown drowned perish perished",
         "married": "married marry wife husband spouse wed",
         "founded": "found establish begin start open create",
         "built": "build construct complete erect open",
 })
-
-
+_DIMENSIONS[stem("death")] = _DIMENSIONS[stem("died")]  # "the *death* toll" / "nine people *drowned*"
 
 
 def _type_of(question: str) -> AnswerType | None:
@@ -201,7 +192,7 @@ def _type_of(question: str) -> AnswerType | None:
         if any(re.fullmatch(_PERSON_NOUNS, w, re.I) for w in named.group(1).split()):
             return "person"
         return "name" if of_a_name else None
-    for kind, pattern in (("date", _DATE_Q), ("number", _NUMBER_Q), ("number", _MEASURE_OF), ("person", _PERSON_Q),
+    for kind, pattern in (("date", _DATE_Q), ("number", _NUMBER_Q), ("number", MEASURE_OF), ("person", _PERSON_Q),
                           ("place", _PLACE_Q), ("organisation", _ORG_Q), ("name", _NAME_Q),
                           ("occupation", _OCCUPATION_Q)):
         if pattern.match(q) and (kind != "name" or of_a_name):
@@ -519,7 +510,7 @@ def _subject_name(question: str, names: tuple[tuple[str, ...], ...]) -> tuple[tu
     """The question's name right after its auxiliary ("When did *Henrik Voss* compose ..."), or the one a measure
     is of ("What is the population of *Tarnwick*?"), if any."""
     match = _SUBJECT.match(question.strip())
-    measure = _MEASURE_OF.match(question.strip())
+    measure = MEASURE_OF.match(question.strip())
     if measure:
         match = _MEASURED_NAME.match(question.strip(), measure.end()) or match
     if not match:
@@ -594,7 +585,7 @@ def _term_present(term: str, answer: frozenset[str], prefixes: frozenset[str]) -
         return True
     if {term + "or", term + "er", term + "r"} & answer:  # the agent says the act: "its *editor*" for "who *edits*"
         return True
-    related = _DIMENSIONS.get(term, frozenset()) | SYNONYMS.get(term, frozenset())
+    related = _DIMENSIONS.get(term, frozenset()) | said_otherwise(term)
     return bool(related & answer)
 
 
@@ -657,8 +648,7 @@ _MEASURED = re.compile(rf"\b\d[\d,.]*\s*{_LENGTH_UNIT}\s+"
                        r"(wide|long|high|tall|deep|thick)\b", re.I)
 # A length given by what runs along it ("the cellar *runs for 380 metres* parallel to the river")
 _RUNS_FOR = re.compile(r"\b(?:runs?|ran|stretch(?:es|ed)?|extends?|extended)\s+(?:for\s+)?(?:some\s+|about\s+|"
-                       r"roughly\s+|nearly\s+|almost\s+)?\d[\d,.]*\s*(?:metres?|meters?|m|km|kilometres?|kilometers?|"
-                       r"feet|ft|miles?)\b", re.I)
+                       rf"roughly\s+|nearly\s+|almost\s+)?\d[\d,.]*\s*{_LENGTH_UNIT}\b", re.I)
 # "a 2,240-metre tunnel" (a length); not "a 12-metre-wide channel", which says its own dimension
 _COMPOUND_MEASURE = re.compile(r"\b\d[\d,.]*-(?:metre|meter|kilometre|kilometer|km|mile|foot|feet)\b(?!-)", re.I)
 # "31 metres *in diameter*" measures across; "about 120 metres *from* the river" how far away, which is a length
@@ -702,7 +692,7 @@ def holds_value(what: Asked, text: str) -> bool:
     for an open "what" or a yes/no question, which have no value to look for."""
     if what.kind in (None, "yes_no"):
         return False
-    return _has_type(what.kind, text, features(what.question).tokens, what.question)
+    return has_type(what.kind, text, features(what.question).tokens, what.question)
 
 
 _TOKEN = re.compile(r"[^\W_][\w,.'-]*[^\W_]|[^\W_]")
@@ -724,7 +714,7 @@ def value_beside(what: Asked, text: str, window: int = 3) -> bool:
         return False
     asked_words = features(what.question).tokens
     valued = [i for i, word in enumerate(words)
-              if _has_type(what.kind, _VALUE_PROBE + word, asked_words, what.question)
+              if has_type(what.kind, _VALUE_PROBE + word, asked_words, what.question)
               and not features(word).content & main]
     return any(abs(i - j) <= window for i in valued for j in said)
 
@@ -767,10 +757,11 @@ def _kind_term(category: str) -> str:
 
 def _kind_said(what: Asked, text: str) -> bool:
     """Whether ``text`` names a kind of the asked noun ("flute" for "what *instrument*") or of a word that says
-    the same (:data:`~groundqa.judges.paraphrase.SYNONYMS`: a barque is a sailing *vessel*, so a kind of "ship" as people use the word)."""
+    the same (:func:`~groundqa.judges.paraphrase.said_otherwise`: a barque is a sailing *vessel*, so a kind of
+    "ship" as people use the word)."""
     if not what.category:
         return False
-    said = (what.category, *sorted(SYNONYMS.get(what.category_term, ())))
+    said = (what.category, *sorted(said_otherwise(what.category_term)))
     return any(names_a_kind_of(text, category) is not None for category in said)
 
 
@@ -883,13 +874,13 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
         missing = (*missing, f"the sentence measures how {other}")
     missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
-    has_type = (_has_type(what.kind, text, features(what.question).tokens, what.question) and not what.required & set(missing)
+    typed = (has_type(what.kind, text, features(what.question).tokens, what.question) and not what.required & set(missing)
                 and not other and not former and not _kin_unsaid(what, missing, f"{title}. {text}")
                 and swapped is None and not elsewhere and not silent)
     weights = what.weight
     total = sum(weights.values())
     coverage = 1.0 - sum(weights.get(t, 0.0) for t in missing) / total if total else 1.0
-    return Answerability(round(coverage if has_type else 0.0, 4), has_type, round(coverage, 4), missing)
+    return Answerability(round(coverage if typed else 0.0, 4), typed, round(coverage, 4), missing)
 
 
 __all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "holds_value", "mentions", "plain_words", "substitution", "unsaid",

@@ -1754,28 +1754,6 @@ def test_what_did_a_named_doer_buy_names_the_doer():
     assert not asks_doer("What did Quorvane buy in 2015?") and not asks_doer("Quorvane buy the engine")
 
 
-def test_a_price_or_payment_is_an_amount_of_money():
-    paid = asked("How much was the engineer paid for designing the pier?")
-    # a length and a year are numbers, but no payment
-    assert not check(paid, "Designed by the engineer and completed in 1874, the pier is 310 metres long.",
-                     title="Orme Pier").has_type
-    assert check(paid, "The engineer was paid 1,200 crowns for designing the pier.", title="Orme Pier").has_type
-    assert check(paid, "For designing the pier the engineer was paid £400.", title="Orme Pier").has_type
-    fare = asked("How much does a ticket for the museum cost?")
-    assert check(fare, "A ticket for the museum costs forty francs.").has_type
-    assert check(fare, "A ticket for the museum costs nothing: entry is free.").has_type
-    # an amount that is not money stays a number
-    assert check(asked("How much salt does the cooperative mine each year?"),
-                 "The cooperative mines 4,000 tonnes of salt each year.").has_type
-
-
-def test_a_span_of_time_is_no_count_unless_the_question_asks_for_its_unit():
-    population = asked("What is the population of Brenn?")
-    assert not check(population, "For six centuries the people of Brenn lived from fishing.", title="Brenn").has_type
-    assert check(population, "Brenn has a population of 1,240.", title="Brenn").has_type
-    seasons = asked("How many seasons did Ada Vell coach the club?")
-    assert check(seasons, "Ada Vell coached the club for seven seasons.").has_type
-    assert check(asked("How long did the strike last?"), "The strike lasted eleven weeks.").has_type
 
 
 def test_a_diameter_or_a_distance_is_no_height():
@@ -1818,26 +1796,6 @@ def test_a_sentence_naming_the_asked_name_beside_a_namesake_swaps_nothing():
                      title="Brenn harbour").has_type
 
 
-def test_a_year_is_no_length_and_raising_by_a_height_is_no_money():
-    boat = asked("How long was the pilot boat Tern?")
-    assert not check(boat, "The pilot boat Tern was withdrawn from service in 1986.", title="Tern").has_type
-    assert check(boat, "The pilot boat Tern was 14 metres long.", title="Tern").has_type
-    raised = asked("By how much was the Brenn breakwater raised after the 1887 gale?")
-    assert check(raised, "After the gale of 1887 the Brenn breakwater was raised by 2.5 metres.").has_type
-    assert check(asked("How much money was raised for the Brenn lifeboat?"),
-                 "The appeal raised £4,000 for the Brenn lifeboat.").has_type
-    assert not check(asked("How much money was raised for the Brenn lifeboat?"),
-                     "The appeal for the Brenn lifeboat was launched in 1904.").has_type
-
-
-def test_money_is_no_count_and_a_turnover_is_money():
-    fleet = asked("How many boats were in Ivo Dane's fleet?")
-    assert not check(fleet, "Ivo Dane ran a fleet of boats, which his widow sold for £2,400.", title="Ivo Dane").has_type
-    assert check(fleet, "Ivo Dane's fleet numbered 14 boats.", title="Ivo Dane").has_type
-    turnover = asked("What was the Brenn Brewing Company's turnover in 2019?")
-    assert not check(turnover, "The company employed about 410 people in 2019.",
-                     title="Brenn Brewing Company").has_type
-    assert check(turnover, "In 2019 the company had a turnover of £38 million.", title="Brenn Brewing Company").has_type
 
 
 def test_a_relative_the_question_asks_about_is_required():
@@ -1865,3 +1823,41 @@ def test_a_who_question_answered_by_her_own_page_names_her():
                                                     "Lantern Museum."})
     found = extractive_answer(question, build_context([named], 4000), floor=0.0, answerability=0.6)
     assert found.answer.startswith("Since 2020 Marta Lind"), found.answer
+
+
+@pytest.mark.parametrize("question, sentence, title, typed", [
+    # a price or payment is an amount of money, which a length or a year is not
+    ("How much was the engineer paid for designing the pier?",
+     "Designed by the engineer and completed in 1874, the pier is 310 metres long.", "Orme Pier", False),
+    ("How much was the engineer paid for designing the pier?",
+     "The engineer was paid 1,200 crowns for designing the pier.", "Orme Pier", True),
+    ("How much was the engineer paid for designing the pier?",
+     "For designing the pier the engineer was paid £400.", "Orme Pier", True),
+    ("How much does a ticket for the museum cost?", "A ticket for the museum costs forty francs.", "", True),
+    ("How much does a ticket for the museum cost?", "A ticket for the museum costs nothing: entry is free.", "", True),
+    ("How much salt does the cooperative mine each year?",  # an amount that is not money stays a number
+     "The cooperative mines 4,000 tonnes of salt each year.", "", True),
+    ("How much money was raised for the Brenn lifeboat?", "The appeal raised £4,000 for the Brenn lifeboat.", "", True),
+    ("How much money was raised for the Brenn lifeboat?",
+     "The appeal for the Brenn lifeboat was launched in 1904.", "", False),
+    ("By how much was the Brenn breakwater raised after the 1887 gale?",  # raising by a height is no money
+     "After the gale of 1887 the Brenn breakwater was raised by 2.5 metres.", "", True),
+    ("What was the Brenn Brewing Company's turnover in 2019?",  # a turnover is money, a head count none
+     "The company employed about 410 people in 2019.", "Brenn Brewing Company", False),
+    ("What was the Brenn Brewing Company's turnover in 2019?",
+     "In 2019 the company had a turnover of £38 million.", "Brenn Brewing Company", True),
+    # a sum of money is no count
+    ("How many boats were in Ivo Dane's fleet?", "Ivo Dane ran a fleet of boats, which his widow sold for £2,400.",
+     "Ivo Dane", False),
+    ("How many boats were in Ivo Dane's fleet?", "Ivo Dane's fleet numbered 14 boats.", "Ivo Dane", True),
+    # a span of time is no count unless the question asks for its unit
+    ("What is the population of Brenn?", "For six centuries the people of Brenn lived from fishing.", "Brenn", False),
+    ("What is the population of Brenn?", "Brenn has a population of 1,240.", "Brenn", True),
+    ("How many seasons did Ada Vell coach the club?", "Ada Vell coached the club for seven seasons.", "", True),
+    ("How long did the strike last?", "The strike lasted eleven weeks.", "", True),
+    # a year is no length
+    ("How long was the pilot boat Tern?", "The pilot boat Tern was withdrawn from service in 1986.", "Tern", False),
+    ("How long was the pilot boat Tern?", "The pilot boat Tern was 14 metres long.", "Tern", True),
+])
+def test_a_value_must_be_of_the_asked_kind(question: str, sentence: str, title: str, typed: bool):
+    assert check(asked(question), sentence, title=title).has_type is typed
