@@ -402,6 +402,27 @@ class Asked:
                          or (len(t) == 4 and t.isdigit() and weights[t] >= 0.5))  # not a trailing clause's date
 
 
+# a do-question whose subject is described by a relative clause: "When *did the chief executive* who …"
+_DESCRIBED_SUBJECT = re.compile(r"^(?:\w+ ){0,4}?(?i:when|where|why|how|what|which|who|whom)\b(?: \w+){0,3}? (?i:did|does|do) "
+                                r"(?:the|a|an) ((?:[a-z][a-z'-]* )?[a-z][a-z-]*) ?$")
+_NOT_A_VERB_AFTER = frozenset(_words("first second third last new old original former main only early late"))
+
+
+def _resumed_verb_phrase(words: list[str]) -> str:
+    """Where a do-question's main clause resumes after its relative clause: the rightmost bare word after a content
+    word ("When did the chief executive who negotiated the Corrant merger *first join Vellmar*?", "… the union
+    secretary who led the 1923 strike *serve as mayor of Hollenby*?"), with all that follows it; "" for none."""
+    if words and words[-1].lower() in _CARRIER:  # "… is located *have*": a verb that only carries the slot
+        return ""
+    for i in range(len(words) - 1, 1, -1):
+        word, before = words[i], words[i - 1]
+        if (word.islower() and word.isalpha() and features(word).content and not word.endswith(("ed", "s"))
+                and (features(before).content or before[:1].isupper()) and before.lower() not in _NOT_A_VERB_AFTER
+                and not before.endswith("'s")):  # "the railway's *workshop*" is a noun
+            return " ".join(words[i:])
+    return ""
+
+
 _TERSE_OF = re.compile(r"^([A-Z][a-z]+)(?= of (?:the )?[A-Z])")
 
 
@@ -437,7 +458,17 @@ def asked(question: str) -> Asked:
         # the main clause resumes at the clause's last content word ("… Calder bridge *belong* to"), unless it
         # ends in a verb that only carries the slot ("… is located *have*"): then nothing resumes
         last = said[-1] if said and not (words and words[-1].lower() in _CARRIER) else ""
-        main_text = main_text[: relative.start()] + " " + last
+        head = _DESCRIBED_SUBJECT.search(main_text[: relative.start()])
+        if head and " " in head.group(1) and relative.group(0).lower() == "that":
+            head = None  # "did the inquiry *conclude that* …": a verb's clause, not a noun's
+        verb_phrase = _resumed_verb_phrase(words) if head else ""
+        resumed = verb_phrase or last
+        if features(verb_phrase).content - _LIGHT - _EVENT_LIGHT:  # "… *happen*?" asks nothing of the disaster
+            # "In what year did the *scientist* whose team discovered Cardavin retire?": the noun the clause describes
+            # is what the bridge's page says; the clause that resumes after it is what was asked of it
+            embedded = embedded | features(head.group(1)).content
+            main_text = main_text[: head.start(1)]
+        main_text = main_text[: relative.start()] + " " + resumed
     else:  # "the composer of the Tide Suite", "Port Vessany's twin town": a description, weighed as one
         described = _description_span(main_text)
         if described is not None:
@@ -661,6 +692,10 @@ _DIMENSION_OF = re.compile(r"\b(altitude|elevation|height|depth|width|breadth|di
 # "rises to 21 metres at the central dome": a height
 _RISES_TO = re.compile(r"\b(?:rises?|rose|risen|rising|reach(?:es|ed)?|towers?|towered) (?:to |up to |some |about )*\d[\d,.]*\s*"
                        r"(?:metres?|meters?|m|feet|ft)\b", re.I)
+# "It was *lengthened to* 245 m in 1937": a size changed to a value is a size of that dimension
+_RESIZED = re.compile(rf"\b(lengthen|widen|deepen|heighten|raise)(?:ed|s)?\s+(?:[a-z]+\s+){{0,3}}?to\s+(?:about\s+|some\s+)?"
+                      rf"\d[\d,.]*\s*{_LENGTH_UNIT}\b", re.I)
+_RESIZED_AS = {"lengthen": "long", "widen": "wide", "deepen": "deep", "heighten": "high", "raise": "high"}
 _DIMENSION_NOUNS = {"altitude": "high", "elevation": "high", "height": "high", "depth": "deep", "width": "wide",
                     "breadth": "wide", "diameter": "wide", "length": "long"}
 # the words of each dimension, by the stem of the question's word (``Asked.required`` holds stems: "wide" is "wid")
@@ -679,6 +714,7 @@ def _other_dimension(what: Asked, text: str) -> str:
         measured += ["long" for _ in _COMPOUND_MEASURE.finditer(text)]
     measured += [_DIMENSION_NOUNS[m.group(1).lower()] for m in _DIMENSION_OF.finditer(text)]
     measured += ["high" for _ in _RISES_TO.finditer(text)]
+    measured += [_RESIZED_AS[m.group(1).lower()] for m in _RESIZED.finditer(text)]
     measured += ["wide" if m.group(1) else "far" for m in _ACROSS_OR_AWAY.finditer(text)
                  if m.group(1) or asked_dims[0] != stem("long")]
     same = _SAME_DIMENSION[asked_dims[0]]

@@ -931,6 +931,36 @@ def test_a_phrase_inside_a_relative_clause_does_not_end_the_main_clause():
     assert "belong" in asked("Which party did the mayor who championed the Calder bridge belong to?").main
 
 
+def test_a_do_question_asks_what_resumes_after_the_clause_that_describes_its_subject():
+    # the noun the clause describes is the bridge's description; what resumes after the clause is what was asked
+    retired = asked("In what year did the chemist whose lab isolated Veltrane retire?")
+    assert retired.main == ("retir",)
+    assert dict(zip(retired.attribute, retired.weights, strict=True))["chemist"] == 0.5
+    lead = "Veltrane was isolated in 1981 by a laboratory under the chemist Ada Perrin."
+    # a sentence of the bridge's page that only says "chemists" is no answer to when she retired
+    assert check(retired, "The institute opened in 1979 with twelve chemists.", title="Perrin Institute",
+                 lead=lead).score == 0
+    assert check(retired, "She retired in 2004 and moved to the coast.", title="Ada Perrin", lead=lead).score >= 0.6
+    # a verb phrase with an object or a role resumes whole ("*first join* the firm", "*serve as mayor*")
+    joined = asked("When did the finance director who arranged the Holt takeover first join Brennmoor?")
+    assert set(joined.main) == {"first", "join"}
+    served = asked("When did the dockers' leader who called the 1931 strike serve as mayor of Tarrow?")
+    assert {"serv", "mayor"} <= set(served.main) and "leader" not in served.main
+    # not where the clause describes the object ("did the owners buy the inn *where* she grew up"), where "that"
+    # follows a verb ("did the panel conclude *that* …"), nor where nothing but an event resumes ("… happen?")
+    assert "buy" in asked("In what year did the new owners buy the inn where Ada Perrin grew up?").main
+    assert "panel" in asked("Why did the panel conclude that the 1923 mill fire was arson?").main
+    assert "disaster" in asked("On what date did the disaster that prompted the Tarrow flood wall happen?").main
+
+
+def test_a_size_changed_to_a_value_is_of_its_own_dimension():
+    deep = asked("How deep is the Tarrow lock?")
+    assert check(deep, "The Tarrow lock was lengthened to 96 metres in 1952.", title="Tarrow lock").score == 0
+    assert check(deep, "The Tarrow lock was deepened to 6 metres in 1952.", title="Tarrow lock").score >= 0.6
+    high = asked("How high is the Brennmoor dam?")
+    assert check(high, "The Brennmoor dam was raised to 38 metres in 1960.", title="Brennmoor dam").score >= 0.6
+
+
 @pytest.mark.parametrize("question, sentence", [
     # a head by title, a place question's locating verb, a share as per cent, an idiom for its verb, a boat by
     # another word, starting again as returning
