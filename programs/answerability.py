@@ -79,7 +79,7 @@ def _words(text: str) -> list[str]:
 
 _TYPE_NOUNS = frozenset(stem(w) for w in _words("""year decade century month date day week weekday season time period era number
     person man woman city town village country region province place state county continent district
-    company firm organisation organization institution group body kind type job profession occupation career
+    company firm organisation organization institution group body kind type sort job profession occupation career
     trade"""))
 
 
@@ -131,6 +131,9 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\b([a-z]+) count(?=\W*$)", re.I), r"number of \1"),  # "Ostler Hut *bed count*?"
            (re.compile(r"\bhelp(?:s|ed|ing)? (?:to )?pay for\b", re.I), "funded"),  # "Which company *helped pay for* …?"
            (re.compile(r"\bnowadays\b", re.I), "now"),
+           (re.compile(r"\bt(?:ake|akes|ook|aken|aking) off the market\b", re.I), "withdrawn"),
+           (re.compile(r"\bg(?:ive|ives|ave|iven|iving) (\w+(?: \w+)?) the green light\b", re.I), r"approved \1"),
+           (re.compile(r"\bfree of charge\b", re.I), "free"),
            (re.compile(r"\bt(?:ake|akes|ook|aken|aking) out of (?:service|use|commission)\b", re.I), "decommissioned"),
            # a hedge is no part of what is asked ("What *is thought to have* started the fire?")
            (re.compile(r"\b(?:is|was|are|were) (?:thought|believed|said|reported|understood) to (?:have )?", re.I), ""))
@@ -166,7 +169,7 @@ _DIMENSIONS: dict[str, frozenset[str]] = _stemmed_groups({
         "heavy": "heavy weight tonne ton kilogram kg pound",
         "weigh": "weigh weight tonne ton kilogram kg pound",
         "fast": "fast speed knot kilometre km mile hour",
-        "often": "often every daily weekly monthly yearly annually quarterly times twice thrice",
+        "often": "often every daily weekly monthly yearly annually quarterly times twice thrice interval",
         "much": "much cost price fee pound dollar euro crown worth",
         "cost": "cost price fee pound dollar euro crown worth",
         "price": "price cost fee pound dollar euro crown worth",
@@ -408,6 +411,30 @@ _DESCRIBED_SUBJECT = re.compile(r"^(?:\w+ ){0,4}?(?i:when|where|why|how|what|whi
 _NOT_A_VERB_AFTER = frozenset(_words("first second third last new old original former main only early late"))
 
 
+# a question whose subject is described by a relative clause, asked in the passive ("In what year *was the engineer*
+# who designed the dock elected president …?")
+_PASSIVE_SUBJECT = re.compile(r"^(?:\w+ ){0,4}?(?i:when|where|why|how|what|which|who|whom)\b(?: \w+){0,3}? "
+                              r"(?i:was|were|is|are) (?:the|a|an) (?:[a-z][a-z'-]* )?[a-z][a-z-]* ?$")
+_PARTICIPLE = re.compile(r"[a-z]{3,}(?:ed|en|wn|rn)")
+
+
+def _resumed_participle(subject: str, words: list[str]) -> str:
+    """Where a passive question's main clause resumes after the relative clause that describes its subject: the
+    rightmost participle after a name or a noun, with all that follows it ("… who designed the Merrow Dock *elected
+    president of his institution*?"); "" for none, or where the participle ends the question (what resumes is then
+    the clause's last word, as before)."""
+    if not _PASSIVE_SUBJECT.match(subject):
+        return ""
+    # the clause's own verb comes first ("where Ilsa Mornay *served* as chief pilot"): what resumes comes after it
+    own = next((i for i, word in enumerate(words) if _PARTICIPLE.fullmatch(word)), len(words))
+    for i in range(len(words) - 2, own, -1):
+        word, before = words[i], words[i - 1]
+        if _PARTICIPLE.fullmatch(word) and (before[:1].isupper() or features(before).content) and \
+                before.lower() not in _NOT_A_VERB_AFTER and not before.endswith("'s"):
+            return " ".join(words[i:])
+    return ""
+
+
 def _resumed_verb_phrase(words: list[str]) -> str:
     """Where a do-question's main clause resumes after its relative clause: the rightmost bare word after a content
     word ("When did the chief executive who negotiated the Corrant merger *first join Vellmar*?", "… the union
@@ -462,7 +489,8 @@ def asked(question: str) -> Asked:
         if head and " " in head.group(1) and relative.group(0).lower() == "that":
             head = None  # "did the inquiry *conclude that* …": a verb's clause, not a noun's
         verb_phrase = _resumed_verb_phrase(words) if head else ""
-        resumed = verb_phrase or last
+        passive = "" if head else _resumed_participle(main_text[: relative.start()], words)
+        resumed = verb_phrase or passive or last
         if features(verb_phrase).content - _LIGHT - _EVENT_LIGHT:  # "… *happen*?" asks nothing of the disaster
             # "In what year did the *scientist* whose team discovered Cardavin retire?": the noun the clause describes
             # is what the bridge's page says; the clause that resumes after it is what was asked of it
@@ -638,7 +666,7 @@ def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "
         return None
     # words in quotation marks are named, not claimed: a motto "Nobody stays on the mountain" denies nothing
     text = _QUOTED.sub(" quoted ", strip_citations(answer))
-    found = conflict_about(features(what.question), features(text), coverage,
+    found = conflict_about(features(plain_words(what.question)), features(text), coverage,  # the question's idioms read
                            features(f"{title}. {text}") if title else None,
                            stated_both=frozenset(what.attribute) - set(what.main),  # a description's words
                            doer_asked=asks_doer(what.question))

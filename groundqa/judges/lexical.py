@@ -59,7 +59,20 @@ _IRREGULAR = {
     "felt": "feel", "dealt": "deal", "meant": "mean", "slept": "sleep", "fled": "flee", "fed": "feed",
     "shot": "shoot", "sang": "sing", "sung": "sing", "swam": "swim", "wore": "wear", "worn": "wear",
     "used": "use", "stole": "steal", "stolen": "steal",
+    "sat": "sit", "dug": "dig", "hung": "hang", "shook": "shake", "shaken": "shake", "struck": "strike",
+    "stuck": "stick", "swore": "swear", "sworn": "swear", "hid": "hide", "hidden": "hide", "rode": "ride",
+    "ridden": "ride", "sank": "sink", "sunk": "sink", "bred": "breed", "sought": "seek", "spun": "spin",
+    "withdrew": "withdraw", "withdrawn": "withdraw", "forbade": "forbid", "underwent": "undergo",
+    "undertook": "undertake", "overtook": "overtake", "rebuilt": "rebuild",
 }
+
+# words whose "-ed" is no past tense ("speed" is not "spe" + "ed"; "agreed" is "agree" + "d" and stems as "agree")
+_EED = frozenset(["speed", "breed", "bleed", "creed", "greed", "steed", "tweed", "proceed", "succeed", "exceed", "indeed"])
+
+# Roman numerals that number what they follow ("Phase *III*", "World War *II*", "Part *IV*"), not "I" the pronoun
+_ROMAN = {"II": "2", "III": "3", "IV": "4", "V": "5", "VI": "6", "VII": "7", "VIII": "8", "IX": "9", "X": "10"}
+_NUMBERED = frozenset(["phase", "stage", "part", "chapter", "volume", "book", "act", "war", "class", "grade", "type",
+                       "mark", "series", "level", "division", "league", "tier", "category", "section", "article"])
 
 PREFIX = 5
 _TOKEN = re.compile(r"\d{3}0s\b|\d[\d,]*(?:\.\d+)?|[A-Za-z\u00C0-\u024F]+(?:'[A-Za-z]+)?")
@@ -87,6 +100,8 @@ def stem(word: str) -> str:
         w = w[:-3] + "i"
     elif w.endswith("ing") and len(w) >= 6:
         w = w[:-3]
+    elif w.endswith("eed") and len(w) >= 5:
+        w = w if w in _EED else w[:-1]  # "agreed" is "agree" + "d"
     elif (w.endswith("ed") and len(w) >= 5) or (w.endswith("es") and len(w) >= 5 and w[-3] in "sxz"):
         w = w[:-2]
     elif w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) >= 4:
@@ -174,8 +189,12 @@ def features(text: str) -> TextFeatures:
     tokens: set[str] = set()
     content: set[str] = set()
     numbers: set[str] = set()
+    before = ""
     for word in raw:
         number = normalise_number(word)
+        if number is None and word in _ROMAN and before.lower() in _NUMBERED:
+            number = _ROMAN[word]  # "Phase III" is "phase 3"
+        before = word
         if number is not None:
             numbers.add(number)
             content.add(number)

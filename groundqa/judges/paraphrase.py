@@ -94,6 +94,23 @@ SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
     "bloom": "flower flowers blossom blossoms",
     "wind": "gust gusts gale",
     "publish": "issued issue appear appeared published",
+    # everyday words of people and trade ("its first *female* member" / "the first *woman* admitted")
+    "female": "woman women",
+    "male": "man men",
+    "entry": "admission admitted entrance",  # "*entry* is free" / "*admission* has been free since 2001"
+    "admission": "entry entrance",
+    "turnover": "revenue sales",
+    "revenue": "turnover sales income",
+    "phd": "doctorate doctoral",
+    "doctorate": "phd",
+    "stake": "per cent percent share",  # "what *stake* did they end up with" / "received 22 *percent*"
+    "pill": "tablet tablets capsule capsules",
+    "tablet": "pill pills",
+    "factory": "plant mill",
+    "halt": "stop stopped suspend suspended abandon abandoned",
+    "vehicle": "car cars lorry lorries truck trucks bus buses",
+    "interval": "every",  # "dosing *interval*" / "*every* four weeks"
+    "annually": "year yearly annual",
 })
 
 
