@@ -134,6 +134,7 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\bt(?:ake|akes|ook|aken|aking) off the market\b", re.I), "withdrawn"),
            (re.compile(r"\bg(?:ive|ives|ave|iven|iving) (\w+(?: \w+)?) the green light\b", re.I), r"approved \1"),
            (re.compile(r"\bfree of charge\b", re.I), "free"),
+           (re.compile(r"\bhead (?:office|offices|quarters)\b", re.I), "headquarters"),
            (re.compile(r"\bt(?:ake|akes|ook|aken|aking) out of (?:service|use|commission)\b", re.I), "decommissioned"),
            # a hedge is no part of what is asked ("What *is thought to have* started the fire?")
            (re.compile(r"\b(?:is|was|are|were) (?:thought|believed|said|reported|understood) to (?:have )?", re.I), ""))
@@ -723,6 +724,8 @@ _RISES_TO = re.compile(r"\b(?:rises?|rose|risen|rising|reach(?:es|ed)?|towers?|t
 # "It was *lengthened to* 245 m in 1937": a size changed to a value is a size of that dimension
 _RESIZED = re.compile(rf"\b(lengthen|widen|deepen|heighten|raise)(?:ed|s)?\s+(?:[a-z]+\s+){{0,3}}?to\s+(?:about\s+|some\s+)?"
                       rf"\d[\d,.]*\s*{_LENGTH_UNIT}\b", re.I)
+# "topping out at 2,184 m *above sea level*": a height, whatever else the sentence measures
+_ABOVE_SEA = re.compile(rf"\b\d[\d,.]*\s*{_LENGTH_UNIT}\s+above (?:sea level|the sea)\b", re.I)
 _RESIZED_AS = {"lengthen": "long", "widen": "wide", "deepen": "deep", "heighten": "high", "raise": "high"}
 _DIMENSION_NOUNS = {"altitude": "high", "elevation": "high", "height": "high", "depth": "deep", "width": "wide",
                     "breadth": "wide", "diameter": "wide", "length": "long"}
@@ -743,6 +746,7 @@ def _other_dimension(what: Asked, text: str) -> str:
     measured += [_DIMENSION_NOUNS[m.group(1).lower()] for m in _DIMENSION_OF.finditer(text)]
     measured += ["high" for _ in _RISES_TO.finditer(text)]
     measured += [_RESIZED_AS[m.group(1).lower()] for m in _RESIZED.finditer(text)]
+    measured += ["high" for _ in _ABOVE_SEA.finditer(text)]
     measured += ["wide" if m.group(1) else "far" for m in _ACROSS_OR_AWAY.finditer(text)
                  if m.group(1) or asked_dims[0] != stem("long")]
     same = _SAME_DIMENSION[asked_dims[0]]

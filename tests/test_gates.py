@@ -1668,6 +1668,14 @@ def test_an_opposite_act_denies_a_claim_only_about_one_occasion():
                                                    "better than a placebo.", "Lewtrine"),
     ("What sort of vessel was the Lark?", "The last hull built at Brenn was the dredger Lark.", "Brenn boatyard"),
     ("Where did Ivo Dane sit as a magistrate?", "Dane sat as a magistrate in Lewmouth from 1920.", "Ivo Dane"),
+    ("Why did the Lewmouth Courier create the Brenn Rally?", "In 1920 the Courier launched the Brenn Rally to sell "
+                                                            "more papers in summer.", "Lewmouth Courier"),
+    ("Where does Brenn Events have its head office?", "It is headquartered on Quay Street in Lewmouth.",
+     "Brenn Events"),
+    ("What nickname do locals give the Lew Steps?", 'Locals call them "the Ladder".', "Lew Steps"),
+    ("When was the Lewmouth velodrome inaugurated?", "The Lewmouth velodrome was opened on 2 June 1911.",
+     "Lewmouth velodrome"),
+    ("How high is the Brenn Pass?", "The road is 14 km long and tops out at 1,870 m above sea level.", "Brenn Pass"),
 ])
 def test_a_look_up_said_in_everyday_words(question: str, answer: str, title: str):
     assert check(asked(question), answer, title=title).score >= 0.6

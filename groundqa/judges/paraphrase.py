@@ -111,6 +111,12 @@ SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
     "vehicle": "car cars lorry lorries truck trucks bus buses",
     "interval": "every",  # "dosing *interval*" / "*every* four weeks"
     "annually": "year yearly annual",
+    "create": "launch launched found founded establish established set",  # "Why did the paper *create* the race?"
+    "headquarters": "headquartered based",
+    "nickname": "call called dubbed known",  # "What *nickname* do riders give it?" / "Riders *call* it …"
+    "inaugurate": "open opened",
+    "ban": "suspension suspended banned",
+    "lawsuit": "case action suit claim",  # "the *lawsuit* over the drug" / "The *case* was filed in 1998"
 })
 
 
