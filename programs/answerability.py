@@ -416,7 +416,6 @@ _NOT_A_VERB_AFTER = frozenset(_words("first second third last new old original f
 # who designed the dock elected president …?")
 _PASSIVE_SUBJECT = re.compile(r"^(?:\w+ ){0,4}?(?i:when|where|why|how|what|which|who|whom)\b(?: \w+){0,3}? "
                               r"(?i:was|were|is|are) (?:the|a|an) (?:[a-z][a-z'-]* )?[a-z][a-z-]* ?$")
-_PARTICIPLE = re.compile(r"[a-z]{3,}(?:ed|en|wn|rn)")
 
 
 def _resumed_participle(subject: str, words: list[str]) -> str:
