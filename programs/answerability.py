@@ -896,6 +896,23 @@ def _kin_unsaid(what: Asked, missing: tuple[str, ...], text: str) -> bool:
     return False
 
 
+# a sentence whose subject is a relative of the page's person ("*His descendants* remained patrons … until the line
+# died out in 1386"; "*Her son* took over in 1850"): what it says of them is no answer about the person
+_KIN_SUBJECT = re.compile(r"^(?:his|her|their)\s+([a-z]+)(?:\s+([a-z]+))?\b", re.I)
+_RELATIVES = KINSHIP | {stem(w) for w in ("descendant", "heir", "child", "ancestor")}
+
+
+def _kin_subject(what: Asked, text: str) -> str:
+    """The relative ``text`` is about, where its subject is one ("His *descendants* …") and the question asks of no
+    relative; else ""."""
+    match = _KIN_SUBJECT.match(text.strip())
+    asked_words = features(what.question).tokens
+    for word in (match.groups() if match else ()):  # "His *descendants*", "Her eldest *son*"
+        if word and stem(word) in _RELATIVES:
+            return "" if stem(word) in asked_words else word
+    return ""
+
+
 def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6, about: str = "",
           lead: str = "") -> Answerability:
     """Score ``answer`` (citation marks ignored; ``title`` is its passage's title) against ``what``: 0 when
@@ -935,6 +952,9 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     former = what.kind == "person" and not lead and bool(_NOW_Q.search(what.question) and _FORMER.search(text))
     if former:
         missing = (*missing, "the sentence says who it was, not who it is now")
+    relative = _kin_subject(what, text)
+    if relative:
+        missing = (*missing, f"the sentence is about a relative ({relative})")
     elsewhere = _unnamed(what, f"{title}. {_REFERENCE_POINT.sub(' ', about)}. {text}")
     other = _other_dimension(what, text) if what.kind == "number" else ""
     if other:
@@ -942,7 +962,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
     typed = (has_type(what.kind, text, features(what.question).tokens, what.question) and not what.required & set(missing)
-                and not other and not former and not _kin_unsaid(what, missing, f"{title}. {text}")
+                and not other and not former and not relative and not _kin_unsaid(what, missing, f"{title}. {text}")
                 and swapped is None and not elsewhere and not silent)
     weights = what.weight
     total = sum(weights.values())

@@ -957,6 +957,16 @@ def test_a_do_question_asks_what_resumes_after_the_clause_that_describes_its_sub
     assert "serv" not in asked("How long is the lock where Ada Perrin served as keeper?").main  # the clause's own verb
 
 
+def test_a_sentence_about_a_relative_does_not_answer_for_the_person():
+    died = asked("In what year did the founder of Tarrow Priory die?")
+    assert check(died, "Ada Perrin died in 1169 and was buried at the priory.", title="Ada Perrin").score >= 0.6
+    for sentence in ("Her descendants held the manor until the line died out in 1386.", "Her eldest son died in 1190."):
+        verdict = check(died, sentence, title="Ada Perrin")
+        assert verdict.score == 0 and any("relative" in m for m in verdict.missing)
+    # asked of the relative, the relative's sentence answers
+    assert check(asked("When did Ada Perrin's son die?"), "Her son died in 1190.", title="Ada Perrin").score >= 0.6
+
+
 def test_a_size_changed_to_a_value_is_of_its_own_dimension():
     deep = asked("How deep is the Tarrow lock?")
     assert check(deep, "The Tarrow lock was lengthened to 96 metres in 1952.", title="Tarrow lock").score == 0
