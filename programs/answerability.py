@@ -300,6 +300,15 @@ def asks_for_description(question: str) -> bool:
         w.lower() in _CLAUSE_WORDS or _PARTICIPLE.fullmatch(w) for w in after)
 
 
+_ROLE_DESCRIPTION = re.compile(rf"\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) (?:of|behind|at the time of|during)\b")
+
+
+def describes_by_role(question: str) -> bool:
+    """Whether the question describes a person by a role of something ("the chief *arbiter of* the Meirholt Match",
+    "the *sponsor of* the record winner's team"): one page names the holder, another says what was asked of them."""
+    return describes_entity(question) and bool(_ROLE_DESCRIPTION.search(_CONTRACTION.sub(r"\1 is", question)))
+
+
 def describes_entity(question: str) -> bool:
     """The question refers to something by description rather than by name ("What's" is no possessive; a
     possessive of the answer's type, "Josiah Brandreth's *job*", is asked of the name itself)."""
@@ -970,5 +979,5 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     return Answerability(round(coverage if typed else 0.0, 4), typed, round(coverage, 4), missing)
 
 
-__all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "holds_value", "mentions", "plain_words", "substitution", "unsaid",
+__all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "describes_by_role", "holds_value", "mentions", "plain_words", "substitution", "unsaid",
            "value_beside"]

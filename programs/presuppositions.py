@@ -37,7 +37,14 @@ from typing import Literal
 from groundqa.signatures.qa import Presupposition
 from groundqa.text import content_words
 
-from .answerability import CALENDAR_WORDS, RELATIVE_HEAD, asks_for_description, describes_entity, plain_words
+from .answerability import (
+    CALENDAR_WORDS,
+    RELATIVE_HEAD,
+    asks_for_description,
+    describes_by_role,
+    describes_entity,
+    plain_words,
+)
 
 _YES_NO = {"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will",
            "would", "should", "shall", "may", "might", "must"}
@@ -219,7 +226,7 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
     claim: list[Claim] = [(remainder, "the question takes this for granted", kind)]
     if wh == "why":
         return _claims(claim)
-    if RELATIVE_HEAD.search(text) and describes_entity(text) and not asks_for_description(text):
+    if (RELATIVE_HEAD.search(text) or describes_by_role(text)) and describes_entity(text) and not asks_for_description(text):
         # a bridged question's relation spans two pages (one names the company that bought the paper, the other
         # what it paid for the press): no one passage can carry it, and the answer check holds both hops to it
         return (_claims(_named(text, years=False, why="named in a question answered in two hops")) +

@@ -1548,6 +1548,10 @@ def test_a_question_answered_in_two_hops_presupposes_its_names():
     claims = heuristic_presuppositions("What does not induce a proper hierarchy on the classes defined by "
                                        "constraining the respective resources?")
     assert [p.role for p in claims] == ["asked"]
+    # so is a role described by what it is of ("the chief arbiter *of* the Tarrow Open"): one page names him, another
+    # says what he wrote
+    claims = heuristic_presuppositions("What rule change did the chief arbiter of the Tarrow Open author?")
+    assert {p.claim for p in claims} == {"Tarrow Open"} and all(p.kind == "existence" for p in claims)
 
 
 @pytest.mark.parametrize("question, refused, answered", [
