@@ -306,7 +306,7 @@ _ROLE_DESCRIPTION = re.compile(rf"\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) (?:of
 def describes_by_role(question: str) -> bool:
     """Whether the question describes a person by a role of something ("the chief *arbiter of* the Meirholt Match",
     "the *sponsor of* the record winner's team"): one page names the holder, another says what was asked of them."""
-    return describes_entity(question) and bool(_ROLE_DESCRIPTION.search(_CONTRACTION.sub(r"\1 is", question)))
+    return bool(_ROLE_DESCRIPTION.search(_CONTRACTION.sub(r"\1 is", question)))
 
 
 def describes_entity(question: str) -> bool:
@@ -415,25 +415,18 @@ class Asked:
                          or (len(t) == 4 and t.isdigit() and weights[t] >= 0.5))  # not a trailing clause's date
 
 
-# a do-question whose subject is described by a relative clause: "When *did the chief executive* who …"
-_DESCRIBED_SUBJECT = re.compile(r"^(?:\w+ ){0,4}?(?i:when|where|why|how|what|which|who|whom)\b(?: \w+){0,3}? (?i:did|does|do) "
-                                r"(?:the|a|an) ((?:[a-z][a-z'-]* )?[a-z][a-z-]*) ?$")
+# a question's subject described by a relative clause, after "did" ("When *did the chief executive* who …") or, in the
+# passive, after "was" ("In what year *was the engineer* who designed the dock elected president …?")
+_DESCRIBED_SUBJECT = re.compile(r"^(?:\w+ ){0,4}?(?i:when|where|why|how|what|which|who|whom)\b(?: \w+){0,3}? "
+                                r"(?i:(did|does|do)|was|were|is|are) (?:the|a|an) ((?:[a-z][a-z'-]* )?[a-z][a-z-]*) ?$")
 _NOT_A_VERB_AFTER = frozenset(_words("first second third last new old original former main only early late"))
 
 
-# a question whose subject is described by a relative clause, asked in the passive ("In what year *was the engineer*
-# who designed the dock elected president …?")
-_PASSIVE_SUBJECT = re.compile(r"^(?:\w+ ){0,4}?(?i:when|where|why|how|what|which|who|whom)\b(?: \w+){0,3}? "
-                              r"(?i:was|were|is|are) (?:the|a|an) (?:[a-z][a-z'-]* )?[a-z][a-z-]* ?$")
-
-
-def _resumed_participle(subject: str, words: list[str]) -> str:
+def _resumed_participle(words: list[str]) -> str:
     """Where a passive question's main clause resumes after the relative clause that describes its subject: the
     rightmost participle after a name or a noun, with all that follows it ("… who designed the Merrow Dock *elected
     president of his institution*?"); "" for none, or where the participle ends the question (what resumes is then
     the clause's last word, as before)."""
-    if not _PASSIVE_SUBJECT.match(subject):
-        return ""
     # the clause's own verb comes first ("where Ilsa Mornay *served* as chief pilot"): what resumes comes after it
     own = next((i for i, word in enumerate(words) if _PARTICIPLE.fullmatch(word)), len(words))
     for i in range(len(words) - 2, own, -1):
@@ -494,17 +487,18 @@ def asked(question: str) -> Asked:
         # the main clause resumes at the clause's last content word ("… Calder bridge *belong* to"), unless it
         # ends in a verb that only carries the slot ("… is located *have*"): then nothing resumes
         last = said[-1] if said and not (words and words[-1].lower() in _CARRIER) else ""
-        head = _DESCRIBED_SUBJECT.search(main_text[: relative.start()])
-        if head and " " in head.group(1) and relative.group(0).lower() == "that":
+        subject = _DESCRIBED_SUBJECT.search(main_text[: relative.start()])
+        head = subject if subject and subject.group(1) else None  # a do-question's
+        if head and " " in head.group(2) and relative.group(0).lower() == "that":
             head = None  # "did the inquiry *conclude that* …": a verb's clause, not a noun's
         verb_phrase = _resumed_verb_phrase(words) if head else ""
-        passive = "" if head else _resumed_participle(main_text[: relative.start()], words)
+        passive = _resumed_participle(words) if subject and not subject.group(1) else ""
         resumed = verb_phrase or passive or last
-        if features(verb_phrase).content - _LIGHT - _EVENT_LIGHT:  # "… *happen*?" asks nothing of the disaster
+        if head and features(verb_phrase).content - _LIGHT - _EVENT_LIGHT:  # "… *happen*?" asks nothing of it
             # "In what year did the *scientist* whose team discovered Cardavin retire?": the noun the clause describes
             # is what the bridge's page says; the clause that resumes after it is what was asked of it
-            embedded = embedded | features(head.group(1)).content
-            main_text = main_text[: head.start(1)]
+            embedded = embedded | features(head.group(2)).content
+            main_text = main_text[: head.start(2)]
         main_text = main_text[: relative.start()] + " " + resumed
     else:  # "the composer of the Tide Suite", "Port Vessany's twin town": a description, weighed as one
         described = _description_span(main_text)
