@@ -39,7 +39,7 @@ _PAIRS = """add remove | add drop | hash plaintext | open close | win lose | joi
     public private | north south | east west | first last | succeed fail | alive dead | marry divorce |
     hire fire | build demolish | include exclude | support oppose | expand shrink | elect defeat | gain lose |
     encrypt plaintext | require optional | enable disable | keep abolish | keep scrap | introduce abolish |
-    introduce remove | add abolish | charge free | stop continuously | interrupt continuously | grow shrink | survive die | survive kill | continue stop | continue end |
+    introduce remove | add abolish | charge free | stop continuously | interrupt continuously | grow shrink | survive die | survive kill | survive destroy | continue stop | continue end |
     strong weak | stronger weaker | strongest weakest | most least | more less | more fewer | high low |
     higher lower | highest lowest | large small | larger smaller | largest smallest | big small |
     bigger smaller | biggest smallest | long short | longer shorter | longest shortest | same different |

@@ -296,6 +296,8 @@ def test_a_year_is_checked_with_what_it_dates():
      "The Dunmore Infirmary refused to admit fever patients in 1866.", "antonym"),
     ("the Tessel machine has a lot to do with real computers",
      "The Tessel machine has very little to do with real computers.", "antonym"),
+    ("the 1702 fire destroy the Tarrow Priory library",
+     "The Tarrow Priory library survived the 1702 fire with its roof intact.", "antonym"),
 ])
 def test_contradictions_are_found_with_their_kind(claim: str, text: str, kind: str):
     title = "Odile Marchetti" if "She" in text else ""
