@@ -120,6 +120,7 @@ def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str],
             text = _DATING_YEAR.sub(" ", _DAY_OF_MONTH.sub(" ", text))  # (a span of years may say how long)
         if not re.search(r"\btimes\b|\bhow often\b", question, re.I):
             text = re.sub(r"\bonce\b", " ", text, flags=re.I)  # "ships were *once* inspected there": formerly, no count
+        text = re.sub(r"\bone of\b", " ", text, flags=re.I)  # "*one of* the oldest shows": no count of anything
         if not _TIME_Q.search(question):  # a duration counts only where the question asks for its unit
             asked_units = features(question).content
             text = _DURATION.sub(lambda m: m.group(0) if stem(m.group(1)) in asked_units else " ", text)

@@ -1940,6 +1940,11 @@ def test_a_who_question_answered_by_her_own_page_names_her():
     # a year is no length
     ("How long was the pilot boat Tern?", "The pilot boat Tern was withdrawn from service in 1986.", "Tern", False),
     ("How long was the pilot boat Tern?", "The pilot boat Tern was 14 metres long.", "Tern", True),
+    # "one of" counts nothing
+    ("How many people came to the first Tarrow Fair in 1702?", "First held in 1702, it is one of the oldest fairs in "
+                                                             "the county.", "Tarrow Fair", False),
+    ("How many people came to the first Tarrow Fair in 1702?", "Some 900 people came to the first fair in 1702.",
+     "Tarrow Fair", True),
 ])
 def test_a_value_must_be_of_the_asked_kind(question: str, sentence: str, title: str, typed: bool):
     assert check(asked(question), sentence, title=title).has_type is typed
