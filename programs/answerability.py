@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from groundqa.hypernyms import names_a_kind_of
 from groundqa.judges.lexical import KINSHIP, LIFESPAN, features, stem
-from groundqa.judges.paraphrase import said_otherwise
+from groundqa.judges.paraphrase import said_otherwise, stemmed_groups
 from groundqa.text import strip_citations
 
 from .answer_values import CALENDAR_WORDS, MEASURE_OF, AnswerType, has_type
@@ -149,13 +149,8 @@ _PHRASE = re.compile(r"\s+(?:the|a|an)\b", re.I)
 # weigh half too, except the question's last word, which is where the main clause resumes.
 _RELATIVE = re.compile(r"\b(?:who|whom|whose|which|that|where)\b", re.I)
 
-def _stemmed_groups(groups: dict[str, str]) -> dict[str, frozenset[str]]:
-    """``{"high": "height tall metre"}`` -> ``{stem("high"): {stem("height"), stem("tall"), stem("metre")}}``."""
-    return {stem(key): frozenset(stem(w) for w in _words(words)) for key, words in groups.items()}
-
-
 # A dimension attribute is present when the answer gives one of its units or words.
-_DIMENSIONS: dict[str, frozenset[str]] = _stemmed_groups({
+_DIMENSIONS: dict[str, frozenset[str]] = stemmed_groups({
         "high": "high height tall elevation altitude rise metre meter feet foot ft km kilometre",
         "tall": "tall height high metre meter feet foot storey floor",
         "deep": "deep depth metre meter feet foot fathom",
@@ -230,9 +225,11 @@ _NAMED_BODIES = (r"company|firm|business|club|society|school|college|university|
                  r"choir|team|party|newspaper|magazine|label|publisher|shipyard|yard|ship|boat|vessel|station|"
                  r"institute|foundation|trust|charity|festival|hotel|restaurant|farm|brewery|cooperative|theatre|"
                  r"theater|church|hospital|clinic|bank|studio|shop|factory|works|mill|railway|airline")
+# a person described by a role of something ("the chief *arbiter of* the Meirholt Match")
+_ROLE_OF = rf"\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) (?:of|behind|at the time of|during)\b"
 _DESCRIPTION = re.compile(
     rf"\bthe (?:[a-z]+ ){{0,2}}[a-z]+ (?:who|whom|that|which|whose|where|(?:[a-z]+ed|built|run|led|held|written|"
-    rf"drawn|made|won|painted|founded) by)\b|\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) (?:of|behind|at the time of|during)\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*'s [a-z]+"
+    rf"drawn|made|won|painted|founded) by)\b|{_ROLE_OF}|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*'s [a-z]+"
     # a role of something described itself ("the academy's most successful *graduate*", "the museum's *curator*")
     rf"|\bthe (?:[A-Za-z]+ )?[a-z]+'s {_ROLE_MODIFIERS}(?:{_ROLE}|graduate|student|pupil)\b"
     # a contact clause ("the company *Mira Tell founded*"): a noun, a name, and what the name did to it
@@ -300,7 +297,7 @@ def asks_for_description(question: str) -> bool:
         w.lower() in _CLAUSE_WORDS or _PARTICIPLE.fullmatch(w) for w in after)
 
 
-_ROLE_DESCRIPTION = re.compile(rf"\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) (?:of|behind|at the time of|during)\b")
+_ROLE_DESCRIPTION = re.compile(_ROLE_OF)
 
 
 def describes_by_role(question: str) -> bool:
@@ -422,6 +419,13 @@ _DESCRIBED_SUBJECT = re.compile(r"^(?:\w+ ){0,4}?(?i:when|where|why|how|what|whi
 _NOT_A_VERB_AFTER = frozenset(_words("first second third last new old original former main only early late"))
 
 
+def _after_a_noun(before: str) -> bool:
+    """Whether a word after ``before`` may be a verb resuming a main clause: ``before`` is a name or a content word,
+    not an ordinal or the like ("the *first* ascent"), nor a possessive ("the railway's *workshop*" is a noun)."""
+    return ((before[:1].isupper() or bool(features(before).content)) and before.lower() not in _NOT_A_VERB_AFTER
+            and not before.endswith("'s"))
+
+
 def _resumed_participle(words: list[str]) -> str:
     """Where a passive question's main clause resumes after the relative clause that describes its subject: the
     rightmost participle after a name or a noun, with all that follows it ("… who designed the Merrow Dock *elected
@@ -431,8 +435,7 @@ def _resumed_participle(words: list[str]) -> str:
     own = next((i for i, word in enumerate(words) if _PARTICIPLE.fullmatch(word)), len(words))
     for i in range(len(words) - 2, own, -1):
         word, before = words[i], words[i - 1]
-        if _PARTICIPLE.fullmatch(word) and (before[:1].isupper() or features(before).content) and \
-                before.lower() not in _NOT_A_VERB_AFTER and not before.endswith("'s"):
+        if _PARTICIPLE.fullmatch(word) and _after_a_noun(before):
             return " ".join(words[i:])
     return ""
 
@@ -446,8 +449,7 @@ def _resumed_verb_phrase(words: list[str]) -> str:
     for i in range(len(words) - 1, 1, -1):
         word, before = words[i], words[i - 1]
         if (word.islower() and word.isalpha() and features(word).content and not word.endswith(("ed", "s"))
-                and (features(before).content or before[:1].isupper()) and before.lower() not in _NOT_A_VERB_AFTER
-                and not before.endswith("'s")):  # "the railway's *workshop*" is a noun
+                and _after_a_noun(before)):
             return " ".join(words[i:])
     return ""
 
@@ -965,8 +967,8 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
     typed = (has_type(what.kind, text, features(what.question).tokens, what.question) and not what.required & set(missing)
-                and not other and not former and not relative and not _kin_unsaid(what, missing, f"{title}. {text}")
-                and swapped is None and not elsewhere and not silent)
+             and not other and not former and not relative and not _kin_unsaid(what, missing, f"{title}. {text}")
+             and swapped is None and not elsewhere and not silent)
     weights = what.weight
     total = sum(weights.values())
     coverage = 1.0 - sum(weights.get(t, 0.0) for t in missing) / total if total else 1.0

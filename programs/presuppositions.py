@@ -227,8 +227,9 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
     if wh == "why":
         return _claims(claim)
     if (RELATIVE_HEAD.search(text) or describes_by_role(text)) and describes_entity(text) and not asks_for_description(text):
-        # a bridged question's relation spans two pages (one names the company that bought the paper, the other
-        # what it paid for the press): no one passage can carry it, and the answer check holds both hops to it
+        # a bridged question's relation spans two pages (one names the company *that* bought the paper, or the
+        # *arbiter of* the match, the other what it paid or what he wrote): no one passage can carry it, and the
+        # answer check holds both hops to it
         return (_claims(_named(text, years=False, why="named in a question answered in two hops")) +
                 _objects(rest))[:MAX_CLAIMS]
     return (_claims(_two_hops(claim[0]), "asked") + _objects(rest))[:MAX_CLAIMS]

@@ -14,12 +14,13 @@ from __future__ import annotations
 from groundqa.judges.lexical import stem
 
 
-def _stemmed_groups(groups: dict[str, str]) -> dict[str, frozenset[str]]:
-    """``{"quit": "resign retire"}`` -> ``{stem("quit"): {stem("resign"), stem("retire")}}``."""
+def stemmed_groups(groups: dict[str, str]) -> dict[str, frozenset[str]]:
+    """``{"quit": "resign retire"}`` -> ``{stem("quit"): {stem("resign"), stem("retire")}}``: word tables keyed and
+    filled by stems, as the answer check compares words."""
     return {stem(key): frozenset(stem(w) for w in words.split()) for key, words in groups.items()}
 
 
-SYNONYMS: dict[str, frozenset[str]] = _stemmed_groups({
+SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "belong": "member part",
     "store": "keep kept hold house",
     "teach": "lecture professor taught",
@@ -125,4 +126,4 @@ def said_otherwise(term: str) -> frozenset[str]:
     return SYNONYMS.get(term, frozenset())
 
 
-__all__ = ["SYNONYMS", "said_otherwise"]
+__all__ = ["SYNONYMS", "said_otherwise", "stemmed_groups"]
