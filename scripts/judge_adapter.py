@@ -105,6 +105,87 @@ def make_pairs(out: Path) -> None:
     print(f"{len(rows)} pairs {kinds} -> {out}", file=sys.stderr)
 
 
+VALIDATION = ("chess", "island", "mine", "monastery", "waterworks", "tramway", "opera", "marsh", "lace")
+
+
+def _candidates(name: str, docs: list[Any], questions: list[Any], negatives: int | None) -> list[dict[str, Any]]:
+    """Judge pairs from what the program itself deliberates on: every sentence of the passages retrieved for
+    each question that holds a value of the asked type and that no rule vetoes. A sentence of a gold document
+    holding a gold answer is a yes; every other such sentence a no (all of an unanswerable question's). With
+    ``negatives``, only that many no's per question, those the answer check scores highest (the near misses)."""
+    from groundqa.app import build_program, configure_lm
+    from groundqa.config import Settings
+    from groundqa.experiment_data import ExperimentData
+    from groundqa.ingest import ingest_documents
+    from groundqa.programs.answerability import asked, check
+    from groundqa.text import opening, split_sentences
+
+    settings = Settings().model_copy(update={"collection": ExperimentData("questions", docs, [], questions).collection})
+    configure_lm(settings)
+    ingest_documents(settings, docs)
+    program = build_program(settings)
+    rows: list[dict[str, Any]] = []
+    for q in questions:
+        what = asked(q.question)
+        golds = [] if q.should_abstain else [a.lower() for a in q.answers if a.lower() not in ("yes", "no")]
+        yes, no = [], []
+        seen: set[str] = set()
+        for passage in program.retriever.retrieve(q.question, program.gates.k):
+            parts = split_sentences(passage.text)
+            for i, sentence in enumerate(parts):
+                if sentence in seen:
+                    continue
+                seen.add(sentence)
+                verdict = check(what, sentence, title=f"{passage.title}. {parts[i - 1] if i else ''}",
+                                about=opening(passage.text))
+                vetoed = any(m.startswith(("the sentence ", "the name ")) and "says nothing" not in m
+                             for m in verdict.missing)
+                gold = passage.doc_id in q.gold_docs and any(g in sentence.lower() for g in golds)
+                if not gold and (vetoed or not verdict.has_type):
+                    continue
+                row = {"article": name, "id": f"{name}/{q.id}/{len(seen)}", "question_id": f"{name}/{q.id}",
+                       "label": int(gold), "kind": "gold" if gold else ("unanswerable" if q.should_abstain else "other"),
+                       "check": round(verdict.score, 4), "has_type": verdict.has_type, "vetoed": vetoed,
+                       "prompt": judge_prompt(passage.title, parts[i - 1] if i else "", sentence, q.question)}
+                (yes if gold else no).append(row)
+        no.sort(key=lambda r: -r["check"])
+        rows += yes + (no[:negatives] if negatives is not None else no)
+    print(f"{name}: {len(rows)} pairs, {sum(r['label'] for r in rows)} yes", file=sys.stderr, flush=True)
+    return rows
+
+
+def make_candidates(out: Path, validation: tuple[str, ...], negatives: int) -> None:
+    """``out/pairs.jsonl``: SQuAD's training-article pairs (:func:`make_pairs`) and the program's own candidates
+    (:func:`_candidates`) on bundled train and every workbench corpus, marked ``split`` "train", except the
+    ``validation`` corpora, marked "val" (every candidate kept, for scoring only). Never bundled dev/test or
+    SQuAD's held-out articles."""
+    from groundqa.datasets.loaders import load_corpus, load_questions_jsonl
+
+    make_pairs(out)
+    rows = [{**json.loads(line), "split": "train"} for line in (out / "pairs.jsonl").open()]
+    root = Path(__file__).parents[1] / "datasets"
+    bundled = load_corpus(root / "bundled" / "corpus.jsonl").items
+    sets = [("bundled-train", bundled, load_questions_jsonl(root / "bundled" / "train.jsonl").items),
+            ("bundledx", bundled, load_questions_jsonl(root / "workbench" / "bundled" / "questions.jsonl").items)]
+    for folder in sorted((root / "workbench").iterdir()):
+        if (folder / "corpus.jsonl").is_file():
+            sets.append((folder.name, load_corpus(folder / "corpus.jsonl").items,
+                         load_questions_jsonl(folder / "questions.jsonl").items))
+    for name, docs, questions in sets:
+        held = name in validation
+        rows += [{**r, "split": "val" if held else "train"}
+                 for r in _candidates(name, docs, questions, None if held else negatives)]
+    from llama_cpp import Llama
+
+    vocab = Llama(model_path=str(_base_gguf()), vocab_only=True, verbose=False)
+    for row in rows:
+        row["ids"] = vocab.tokenize(row["prompt"].encode(), add_bos=True, special=False)
+    (out / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    counts = {s: (sum(r["split"] == s for r in rows), sum(r["split"] == s and r["label"] for r in rows))
+              for s in ("train", "val")}
+    print(f"{len(rows)} pairs (pairs, yes) per split {counts} -> {out}", file=sys.stderr)
+
+
 def _hf_copy() -> Path:
     """The dequantised transformers copy of the base model that the fine-tuning engine caches beside the GGUF
     (built on first use, about 70 s)."""
@@ -168,9 +249,11 @@ def pack(out: Path) -> None:
     print(f"{len(meta)} tensors, {len(keep)} vocabulary rows -> {out}", file=sys.stderr)
 
 
-def train(data: Path, out: Path, device: str, weights_a: Path | None) -> None:
+def train(data: Path, out: Path, device: str, weights_a: Path | None, fixed: bool = False) -> None:
     """Score three configurations on the held-back article, train the best on every pair, write
-    ``out/judge-lora.safetensors`` and ``out/judge-train.json``."""
+    ``out/judge-lora.safetensors`` and ``out/judge-train.json``. With ``fixed`` (pairs from ``candidates``):
+    one configuration, chosen beforehand, fitted on the "train" split and scored on the "val" split after
+    every epoch (reported, never used to choose), the val margins in ``out/val-margins.json``."""
     import numpy as np
     import torch
     import torch.nn.functional as F
@@ -227,7 +310,7 @@ def train(data: Path, out: Path, device: str, weights_a: Path | None) -> None:
         y, m = np.array([r["label"] for r in pairs]), np.array(scores)
         pos, neg = m[y == 1], m[y == 0]
         by_kind = {k: round(float(np.mean([(m[j] > 0) == (pairs[j]["label"] == 1) for j in idx])), 3)
-                   for k in ("gold", "plausible", "other") if (idx := [j for j, r in enumerate(pairs) if r["kind"] == k])}
+                   for k in ("gold", "plausible", "other", "unanswerable") if (idx := [j for j, r in enumerate(pairs) if r["kind"] == k])}
         return {"auc": round(float((pos[:, None] > neg[None, :]).mean()), 4),
                 "accuracy": round(float(((m > 0) == (y == 1)).mean()), 4), "by_kind": by_kind}
 
@@ -265,6 +348,42 @@ def train(data: Path, out: Path, device: str, weights_a: Path | None) -> None:
             print(json.dumps(record), file=sys.stderr, flush=True)
         return model, history
 
+    out.mkdir(parents=True, exist_ok=True)
+    if fixed:
+        settings = {"rank": 16, "alpha": 32, "lr": 2e-4, "batch": 16, "epochs": 3}
+        fitting = [r for r in rows if r["split"] == "train"]
+        held = [r for r in rows if r["split"] == "val"]
+        model, history = fit(fitting, settings, held)
+        model.eval()
+        scores: list[float] = []
+        with torch.no_grad(), torch.autocast(device, dtype=torch.bfloat16):
+            for i in range(0, len(held), 64):
+                s = margins(model, held[i: i + 64])
+                scores += (s[:, 0] - s[:, 1]).tolist()
+        (out / "val-margins.json").write_text(json.dumps({r["id"]: round(m, 4) for r, m in zip(held, scores, strict=True)}))
+        rows = fitting
+        best = settings
+        runs: list[dict[str, Any]] = []
+    else:
+        model, history, best, runs = _search(fit, rows)
+        fitting = [r for r in rows if r["article"] != HELD_BACK]
+        held = [r for r in rows if r["article"] == HELD_BACK]
+    lora = get_peft_model_state_dict(model, save_embedding_layers=False)
+    save_file({k: v.detach().float().cpu().contiguous() for k, v in lora.items() if "lora_" in k},
+              str(out / "judge-lora.safetensors"))
+    with torch.no_grad():
+        check = margins(model.eval(), rows[:8])
+    (out / "judge-train.json").write_text(json.dumps({
+        "held_back": "val split" if fixed else HELD_BACK, "pairs": len(rows), "pairs_fitted_per_config": len(fitting),
+        "pairs_held_back": len(held), "runs": runs, "final": {"config": best, "history": history},
+        "margins_rows_0_8": (check[:, 0] - check[:, 1]).tolist(), "alpha": best["alpha"],
+        "n_blocks": model.config.num_hidden_layers,
+        "device": torch.cuda.get_device_name(0) if device == "cuda" else device,
+        "seconds": round(time.time() - started, 1)}, indent=1))
+
+
+def _search(fit: Any, rows: list[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
+    """Session 15's search: three configurations scored on the held-back article, the best refitted on every pair."""
     fitting = [r for r in rows if r["article"] != HELD_BACK]
     held = [r for r in rows if r["article"] == HELD_BACK]
     configs = [{"rank": 16, "alpha": 32, "lr": 2e-4, "batch": 16, "epochs": 3},
@@ -276,19 +395,7 @@ def train(data: Path, out: Path, device: str, weights_a: Path | None) -> None:
         runs.append({"config": settings, "history": fit(fitting, settings, held)[1], "seconds": round(time.time() - t, 1)})
     best = max(runs, key=lambda r: r["history"][-1]["auc"])["config"]
     model, history = fit(rows, best, None)
-    out.mkdir(parents=True, exist_ok=True)
-    lora = get_peft_model_state_dict(model, save_embedding_layers=False)
-    save_file({k: v.detach().float().cpu().contiguous() for k, v in lora.items() if "lora_" in k},
-              str(out / "judge-lora.safetensors"))
-    with torch.no_grad():
-        check = margins(model.eval(), rows[:8])
-    (out / "judge-train.json").write_text(json.dumps({
-        "held_back_article": HELD_BACK, "pairs": len(rows), "pairs_fitted_per_config": len(fitting),
-        "pairs_held_back": len(held), "runs": runs, "final": {"config": best, "history": history},
-        "margins_rows_0_8": (check[:, 0] - check[:, 1]).tolist(), "alpha": best["alpha"],
-        "n_blocks": model.config.num_hidden_layers,
-        "device": torch.cuda.get_device_name(0) if device == "cuda" else device,
-        "seconds": round(time.time() - started, 1)}, indent=1))
+    return model, history, best, runs
 
 
 def export(run: Path) -> None:
@@ -367,12 +474,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="step", required=True)
     sub.add_parser("pairs").add_argument("--out", type=Path, required=True)
+    p = sub.add_parser("candidates")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--negatives", type=int, default=4, help="no's kept per training question (the nearest misses)")
     sub.add_parser("pack").add_argument("--out", type=Path, required=True)
     p = sub.add_parser("train")
     p.add_argument("--data", type=Path, required=True)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--device", default="cpu")
     p.add_argument("--weights-a", type=Path, help="the first weights part, where it was copied elsewhere")
+    p.add_argument("--fixed", action="store_true", help="pairs from `candidates`: fit the train split, score val")
     sub.add_parser("export").add_argument("--run", type=Path, required=True)
     p = sub.add_parser("score")
     p.add_argument("--adapter", type=Path, help="none: the base model")
@@ -380,10 +491,12 @@ def main() -> None:
     args = parser.parse_args()
     if args.step == "pairs":
         make_pairs(args.out)
+    elif args.step == "candidates":
+        make_candidates(args.out, VALIDATION, args.negatives)
     elif args.step == "pack":
         pack(args.out)
     elif args.step == "train":
-        train(args.data, args.out, args.device, args.weights_a)
+        train(args.data, args.out, args.device, args.weights_a, args.fixed)
     elif args.step == "export":
         export(args.run)
     else:
