@@ -21,7 +21,7 @@ says of "her" or "him" is quoted after the page's title, which names her. The re
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from groundqa.judges.lexical import NOT_A_PERSON, features
@@ -31,6 +31,9 @@ from groundqa.text import content_words, opening, split_sentences, strip_citatio
 from .answerability import Answerability, Asked, asked, check, holds_value, value_beside
 from .bridging import Bridge, about
 from .context import NumberedContext
+
+AnswerJudgment = Callable[[str, str, str, str], float]
+"""(passage title, sentence before, sentence, question) -> the tuned answer judge's margin (:mod:`groundqa.judges.answer_judge`)."""
 
 # Sentences that address the reader instead of stating facts are never quoted as answers.
 INSTRUCTION = re.compile(
@@ -58,6 +61,8 @@ class Extraction:
     """The best candidate above the floor, chosen or not."""
     shortfall: Answerability | None = None
     """Why the best candidate above the floor did not answer (when nothing was chosen)."""
+    judged: list[tuple[str, float]] = field(default_factory=list)
+    """(sentence, the answer judge's margin) for each sentence the judge was asked about."""
 
 
 _ANAPHOR = re.compile(r"(?:It|He|She|They|Its|His|Her|Their)\b")
@@ -125,7 +130,8 @@ def _read_in_place(context: NumberedContext, sentence: ScoredSentence | None) ->
 def extractive_answer(question: str, context: NumberedContext, max_sentences: int = 2, floor: float = 0.35,
                       answerability: float = 0.0, bridge: Bridge | None = None,
                       citable: set[int] | None = None, conflict_coverage: float = 0.6,
-                      value_bonus: float = 0.0) -> Extraction:
+                      value_bonus: float = 0.0, judge: AnswerJudgment | None = None,
+                      judge_floor: float = 0.0) -> Extraction:
     """Up to ``max_sentences`` sentences above ``floor`` that each answer ``question`` (see the module
     docstring); with a bridge, second-hop sentences are tried first and the naming sentence leads. Only
     passages numbered in ``citable`` (all, when None) may be quoted; a sentence that swaps a word of the
@@ -133,7 +139,10 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
     sentence holding a value of the asked type (a month for "which month") scores ``value_bonus`` more:
     the sentence that holds an answer outranks one that only shares the question's words; among the sentences
     above the floor, ``value_bonus`` again when the value stands beside the asked word
-    (:func:`~.answerability.value_beside`)."""
+    (:func:`~.answerability.value_beside`). With a ``judge`` (the tuned answer judge's margin for a passage
+    title, the sentence before, the sentence and the question), a sentence the answerability check accepts is
+    quoted only where the judge's margin reaches ``judge_floor``; a bridged hop's sentence, which answers about
+    the bridge rather than in the question's words, is not judged."""
     what = asked(question)
     out = Extraction()
     ranked = [ScoredSentence(round(c.score + (value_bonus if holds_value(what, c.text) else 0.0), 4), c.number,
@@ -167,6 +176,14 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
         if verdict.score < answerability:
             out.shortfall = out.shortfall or verdict
             continue
+        if judge is not None and lead is None:
+            margin = judge(passage.title, candidate.before, candidate.text, question)
+            out.judged.append((candidate.text, margin))
+            if margin < judge_floor:
+                out.shortfall = out.shortfall or Answerability(
+                    0.0, True, verdict.coverage, (f"the answer judge reads no answer in it: margin {margin:.1f} "
+                                                  f"< {judge_floor}",))
+                continue
         for sentence in (lead, candidate):
             if sentence is not None and sentence.text not in taken:
                 out.chosen.append(sentence)

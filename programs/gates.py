@@ -21,6 +21,8 @@ from pydantic import Field
 
 from .state import StateModel
 
+JUDGE_OFF = -50.0  # the answer_judge gate at or below this: the tuned answer judge is never asked
+
 
 def _gate(default: float | int, low: float | int, high: float | int, description: str, **kw: Any) -> Any:
     return Field(default=default, description=description, json_schema_extra={"search": [low, high]}, **kw)
@@ -58,6 +60,17 @@ class Gates(StateModel):
     answerability: float = _gate(
         0.6, 0.0, 1.0, "how much of what the question asks (answer type and asked attribute) an answer must "
         "contain; below it the next-best sentence is tried, then the program abstains (not_answered)")
+    answer_judge: float = _gate(
+        -99.0, -6.0, 2.0, "margin logit(' yes') - logit(' no') the tuned answer judge "
+        "(groundqa.judges.answer_judge) must give a sentence the answerability check accepted before it is quoted "
+        "as an answer; below it the next-best sentence is tried, then the program abstains (not_answered). "
+        f"{JUDGE_OFF} and below: the judge is never asked")
+    answer_rescue: float = _gate(
+        -99.0, 0.0, 6.0, "margin the tuned answer judge must give a passage sentence to be quoted where the rules "
+        "found no sentence that answers (not_answered); the best of rescue_candidates sentences is tried. "
+        f"{JUDGE_OFF} and below: no rescue")
+    rescue_candidates: int = _gate(6, 2, 12, "best-ranked passage sentences the answer judge reads for a rescue",
+                                   ge=1, le=30)
     contradiction: float = _gate(
         0.6, 0.4, 0.95, "coverage of a presupposition a passage needs before its conflicting value or "
         "antonym counts as contradicting it (premise_contradicted); likewise of a question before an answer "

@@ -27,8 +27,9 @@ from pydantic import BaseModel, Field, model_validator
 
 from groundqa.contracts import ContractError, ContractReport, constrained
 from groundqa.judges import get_judge
+from groundqa.judges.answer_judge import shared_answer_judge
 from groundqa.judges.lexical import features
-from groundqa.runtime.run import Budgets, RunState, RunStopped, run_scope, stage_scope
+from groundqa.runtime.run import Budgets, RunState, RunStopped, current_run, recover, run_scope, stage_scope
 from groundqa.runtime.safe_text import has_lone_surrogates, scrub_surrogates
 from groundqa.runtime.trace import ContractAttempt, Trace
 from groundqa.signatures.qa import SplitQuestion
@@ -46,13 +47,14 @@ from .bridging import Bridge, about, find_bridges, second_hop_target
 from .casing import truecase
 from .citations import analyse, render
 from .context import NumberedContext, build_context, merge_passages
-from .extractive import Extraction, extractive_answer
+from .extractive import AnswerJudgment, Extraction, extractive_answer
 from .formats import detect_format
-from .gates import GATE_NAMES, Gates
+from .gates import GATE_NAMES, JUDGE_OFF, Gates
 from .planning import heuristic_subqueries
 from .polar import polar_answer
 from .premises import PremiseVerifier, describe_contradicted, describe_unsupported
 from .reranking import rerank
+from .rescue import Rescue, rescue_answer
 from .retriever import Retriever
 from .selection import SELECTABLE, Candidate, Selector, Signals, read_signals
 from .synthesizer import CitedSynthesizer
@@ -464,9 +466,42 @@ class GroundedQA(dspy.Module):
     def _extract(self, question: str, context: NumberedContext, bridge: Bridge | None,
                  citable: set[int] | None) -> Extraction:
         gates = self.gates
-        return extractive_answer(question, context, floor=gates.answer_floor, answerability=gates.answerability,
-                                 bridge=bridge, citable=citable, conflict_coverage=gates.contradiction,
-                                 value_bonus=gates.value_bonus)
+        found = extractive_answer(question, context, floor=gates.answer_floor, answerability=gates.answerability,
+                                  bridge=bridge, citable=citable, conflict_coverage=gates.contradiction,
+                                  value_bonus=gates.value_bonus, judge=self._answer_judge(),
+                                  judge_floor=gates.answer_judge)
+        run = current_run()
+        if found.judged and run is not None:
+            run.emit("answer_judge", margins=[round(m, 2) for _, m in found.judged], floor=gates.answer_judge)
+            vetoed = sum(m < gates.answer_judge for _, m in found.judged)
+            if vetoed:
+                run.note(f"the answer judge doubted {vetoed} sentence(s) the answerability check accepted "
+                         f"(margin below {gates.answer_judge})")
+        return found
+
+    def _rescue(self, question: str, context: NumberedContext, citable: set[int] | None) -> Rescue | None:
+        """A sentence the tuned answer judge reads as the answer where the rules found none (:mod:`.rescue`)."""
+        gates = self.gates
+        judge = self._answer_judge(gates.answer_rescue)
+        if judge is None:
+            return None
+        rescued = rescue_answer(question, context, judge, gates.answer_rescue, gates.rescue_candidates, citable)
+        run = current_run()
+        if rescued is not None and run is not None:
+            run.note(f"the answer judge rescued a sentence the rules did not accept (margin {rescued.margin:.1f} "
+                     f">= {gates.answer_rescue})")
+        return rescued
+
+    def _answer_judge(self, gate: float | None = None) -> AnswerJudgment | None:
+        """The tuned answer judge's margin function while its gate (``answer_judge`` unless named) is on, else
+        ``None``; a judge that cannot be loaded is noted on the run and the answer is chosen without it."""
+        if (self.gates.answer_judge if gate is None else gate) <= JUDGE_OFF:
+            return None
+        try:
+            return shared_answer_judge().margin
+        except Exception as exc:
+            recover(exc, "the answer judge could not be loaded; sentences were chosen without it")
+            return None
 
     def _extractive(self, question: str, result: GroundedResult, context: NumberedContext,
                     bridge: Bridge | None = None, citable: set[int] | None = None,
@@ -483,6 +518,9 @@ class GroundedQA(dspy.Module):
         if found.chosen:
             return self._finish(result, found.answer, context, [c.score for c in found.chosen], mode="extractive")
         if found.shortfall is not None:
+            rescued = self._rescue(question, context, citable)
+            if rescued is not None:
+                return self._finish(result, rescued.answer, context, [rescued.support], mode="extractive")
             missing = ", ".join(found.shortfall.missing) or "the kind of value asked for"
             return self._abstain(result, AbstainReason.NOT_ANSWERED,
                                  f"the passages near the question do not state what it asks for ({missing})")

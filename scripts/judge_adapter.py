@@ -108,11 +108,14 @@ def make_pairs(out: Path) -> None:
 VALIDATION = ("chess", "island", "mine", "monastery", "waterworks", "tramway", "opera", "marsh", "lace")
 
 
-def _candidates(name: str, docs: list[Any], questions: list[Any], negatives: int | None) -> list[dict[str, Any]]:
+def _candidates(name: str, docs: list[Any], questions: list[Any], negatives: int | None,
+                others: int = 0) -> list[dict[str, Any]]:
     """Judge pairs from what the program itself deliberates on: every sentence of the passages retrieved for
     each question that holds a value of the asked type and that no rule vetoes. A sentence of a gold document
     holding a gold answer is a yes; every other such sentence a no (all of an unanswerable question's). With
-    ``negatives``, only that many no's per question, those the answer check scores highest (the near misses)."""
+    ``negatives``, only that many no's per question, those the answer check scores highest (the near misses), and
+    ``others`` more drawn from the sentences the rules pass over (no value of the asked type, or vetoed); without
+    ``negatives``, every sentence (for scoring)."""
     from groundqa.app import build_program, configure_lm
     from groundqa.config import Settings
     from groundqa.experiment_data import ExperimentData
@@ -141,7 +144,7 @@ def _candidates(name: str, docs: list[Any], questions: list[Any], negatives: int
                 vetoed = any(m.startswith(("the sentence ", "the name ")) and "says nothing" not in m
                              for m in verdict.missing)
                 gold = passage.doc_id in q.gold_docs and any(g in sentence.lower() for g in golds)
-                if not gold and (vetoed or not verdict.has_type):
+                if not gold and (vetoed or not verdict.has_type) and negatives is not None and not others:
                     continue
                 row = {"article": name, "id": f"{name}/{q.id}/{len(seen)}", "question_id": f"{name}/{q.id}",
                        "label": int(gold), "kind": "gold" if gold else ("unanswerable" if q.should_abstain else "other"),
@@ -149,12 +152,17 @@ def _candidates(name: str, docs: list[Any], questions: list[Any], negatives: int
                        "prompt": judge_prompt(passage.title, parts[i - 1] if i else "", sentence, q.question)}
                 (yes if gold else no).append(row)
         no.sort(key=lambda r: -r["check"])
-        rows += yes + (no[:negatives] if negatives is not None else no)
+        if negatives is None:
+            rows += yes + no
+            continue
+        typed = [r for r in no if r["has_type"] and not r["vetoed"]]
+        passed = [r for r in no if not (r["has_type"] and not r["vetoed"])]
+        rows += yes + typed[:negatives] + random.Random(f"{name}/{q.id}").sample(passed, min(others, len(passed)))
     print(f"{name}: {len(rows)} pairs, {sum(r['label'] for r in rows)} yes", file=sys.stderr, flush=True)
     return rows
 
 
-def make_candidates(out: Path, validation: tuple[str, ...], negatives: int) -> None:
+def make_candidates(out: Path, validation: tuple[str, ...], negatives: int, others: int = 0) -> None:
     """``out/pairs.jsonl``: SQuAD's training-article pairs (:func:`make_pairs`) and the program's own candidates
     (:func:`_candidates`) on bundled train and every workbench corpus, marked ``split`` "train", except the
     ``validation`` corpora, marked "val" (every candidate kept, for scoring only). Never bundled dev/test or
@@ -174,7 +182,7 @@ def make_candidates(out: Path, validation: tuple[str, ...], negatives: int) -> N
     for name, docs, questions in sets:
         held = name in validation
         rows += [{**r, "split": "val" if held else "train"}
-                 for r in _candidates(name, docs, questions, None if held else negatives)]
+                 for r in _candidates(name, docs, questions, None if held else negatives, others)]
     from llama_cpp import Llama
 
     vocab = Llama(model_path=str(_base_gguf()), vocab_only=True, verbose=False)
@@ -249,7 +257,7 @@ def pack(out: Path) -> None:
     print(f"{len(meta)} tensors, {len(keep)} vocabulary rows -> {out}", file=sys.stderr)
 
 
-def train(data: Path, out: Path, device: str, weights_a: Path | None, fixed: bool = False) -> None:
+def train(data: Path, out: Path, device: str, weights_a: Path | None, fixed: bool = False, epochs: int = 3) -> None:
     """Score three configurations on the held-back article, train the best on every pair, write
     ``out/judge-lora.safetensors`` and ``out/judge-train.json``. With ``fixed`` (pairs from ``candidates``):
     one configuration, chosen beforehand, fitted on the "train" split and scored on the "val" split after
@@ -350,10 +358,10 @@ def train(data: Path, out: Path, device: str, weights_a: Path | None, fixed: boo
 
     out.mkdir(parents=True, exist_ok=True)
     if fixed:
-        settings = {"rank": 16, "alpha": 32, "lr": 2e-4, "batch": 16, "epochs": 3}
+        settings = {"rank": 16, "alpha": 32, "lr": 2e-4, "batch": 16, "epochs": epochs}
         fitting = [r for r in rows if r["split"] == "train"]
         held = [r for r in rows if r["split"] == "val"]
-        model, history = fit(fitting, settings, held)
+        model, history = fit(fitting, settings, held if len(held) <= 2000 else None)
         model.eval()
         scores: list[float] = []
         with torch.no_grad(), torch.autocast(device, dtype=torch.bfloat16):
@@ -477,6 +485,8 @@ def main() -> None:
     p = sub.add_parser("candidates")
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--negatives", type=int, default=4, help="no's kept per training question (the nearest misses)")
+    p.add_argument("--others", type=int, default=0, help="no's per training question drawn from the sentences the "
+                                                         "rules pass over (validation then scores every sentence)")
     sub.add_parser("pack").add_argument("--out", type=Path, required=True)
     p = sub.add_parser("train")
     p.add_argument("--data", type=Path, required=True)
@@ -484,6 +494,7 @@ def main() -> None:
     p.add_argument("--device", default="cpu")
     p.add_argument("--weights-a", type=Path, help="the first weights part, where it was copied elsewhere")
     p.add_argument("--fixed", action="store_true", help="pairs from `candidates`: fit the train split, score val")
+    p.add_argument("--epochs", type=int, default=3, help="with --fixed")
     sub.add_parser("export").add_argument("--run", type=Path, required=True)
     p = sub.add_parser("score")
     p.add_argument("--adapter", type=Path, help="none: the base model")
@@ -492,11 +503,11 @@ def main() -> None:
     if args.step == "pairs":
         make_pairs(args.out)
     elif args.step == "candidates":
-        make_candidates(args.out, VALIDATION, args.negatives)
+        make_candidates(args.out, VALIDATION, args.negatives, args.others)
     elif args.step == "pack":
         pack(args.out)
     elif args.step == "train":
-        train(args.data, args.out, args.device, args.weights_a, args.fixed)
+        train(args.data, args.out, args.device, args.weights_a, args.fixed, args.epochs)
     elif args.step == "export":
         export(args.run)
     else:

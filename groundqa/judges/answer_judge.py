@@ -1,0 +1,83 @@
+"""The tuned answer judge: does this passage sentence answer the question?
+
+The rules of :mod:`groundqa.programs.answerability` accept a sentence that holds a value of the asked type and
+the question's words; on a corpus they were not written on they also accept topical near misses (the museum's
+opening year for "What is the museum's annual budget?"). The embedded Gemma, tuned with a LoRA to answer
+" yes" or " no" after ``{title}. {sentence before} {sentence}\\nQuestion: {q}\\nDoes the text answer the
+question? Answer:``, reads the sentence as a whole. Its **margin** logit(" yes") - logit(" no") is the
+judgment; the program's ``answer_judge`` gate decides with it (:class:`~groundqa.programs.gates.Gates`).
+
+The shipped adapter (``groundqa/data/answer-judge.gguf``, 7.6 MB, pinned by its sha256 and checked at load) was
+trained by ``scripts/judge_adapter.py`` on the program's own candidates on development data only: bundled train,
+the workbench corpora except nine kept for validation, and SQuAD 2.0's training articles (docs/BENCHMARKS.md,
+session 20). It runs in llama.cpp on the embedded model's own GGUF: one judgment of ~100 tokens costs about
+0.2 s on 2 cores, and every judgment is cached for the process.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+PROMPT = "{title}. {context}\nQuestion: {question}\nDoes the text answer the question? Answer:"
+SHIPPED = Path(__file__).parents[1] / "data" / "answer-judge.gguf"
+SHIPPED_SHA256 = "47600771d01d0bd46c08a29f827495e3b2a1ccda5fa35e20b6237105acd066ab"
+
+
+def judge_prompt(title: str, before: str, sentence: str, question: str) -> str:
+    """The judge's prompt; training (``scripts/judge_adapter.py``) and inference both build it here."""
+    return PROMPT.format(title=title, context=f"{before} {sentence}".strip(), question=question.strip())
+
+
+class AnswerJudge:
+    """A LoRA adapter on the embedded model in llama.cpp: :meth:`margin` = logit(" yes") - logit(" no")."""
+
+    def __init__(self, adapter: Path | None, base_gguf: Path, threads: int | None = None) -> None:
+        from llama_cpp import Llama
+
+        from groundqa.lm.embedded import _quiet_lora_buffer_warnings
+
+        _quiet_lora_buffer_warnings()
+        self.adapter = adapter
+        self.llm = Llama(model_path=str(base_gguf), lora_path=str(adapter) if adapter else None, n_ctx=1024,
+                         n_threads=threads or min(2, os.cpu_count() or 1), verbose=False)
+        self.yes, self.no = (self.llm.tokenize(f" {w}".encode(), add_bos=False, special=False)[0] for w in ("yes", "no"))
+        self._lock = threading.Lock()
+        self._cache: dict[str, float] = {}
+
+    def margin(self, title: str, before: str, sentence: str, question: str) -> float:
+        import llama_cpp
+        import numpy as np
+
+        prompt = judge_prompt(title, before, sentence, question)
+        with self._lock:
+            if prompt in self._cache:
+                return self._cache[prompt]
+            ids = self.llm.tokenize(prompt.encode(), add_bos=True, special=False)[-(self.llm.n_ctx() - 1):]
+            self.llm.reset()
+            self.llm.eval(ids)
+            logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.llm.ctx, -1), shape=(self.llm.n_vocab(),))
+            value = self._cache[prompt] = round(float(logits[self.yes] - logits[self.no]), 4)
+            return value
+
+
+_shared_lock = threading.Lock()
+_shared: dict[tuple[str, str], AnswerJudge] = {}
+
+
+def shared_answer_judge(adapter: Path | None = None, cache_dir: Path | None = None) -> AnswerJudge:
+    """The process-wide judge for ``adapter`` (the shipped one by default), checked before its first load: a
+    missing, damaged or foreign adapter is a one-line :class:`~groundqa.lm.errors.LMBackendError`."""
+    from groundqa.config import Settings
+    from groundqa.lm.finetune.adapter import verify_adapter
+    from groundqa.lm.gemma import model_path
+
+    path = Path(adapter) if adapter is not None else SHIPPED
+    base = model_path(cache_dir or Settings().cache_dir)
+    key = (str(path), str(base))
+    with _shared_lock:
+        if key not in _shared:
+            verify_adapter(path, SHIPPED_SHA256 if adapter is None else None, base)
+            _shared[key] = AnswerJudge(path, base)
+        return _shared[key]

@@ -1,0 +1,47 @@
+"""Rescue: a passage sentence the tuned answer judge reads as the answer, where the rules found none.
+
+On a corpus they were not written on, the answerability rules refuse answerable questions whose answer is
+worded otherwise than the question ("How many people did the brigade save?" against "...brought out
+forty-one survivors"): the extractive answer ends ``not_answered``. The tuned answer judge
+(:mod:`groundqa.judges.answer_judge`) reads each sentence whole. Where the program would abstain with
+``not_answered``, the best ``candidates`` sentences of the context by the extractive ranking are judged, and
+the one the judge is surest of is quoted, with its citation, if its margin reaches the ``answer_rescue`` gate.
+Its support is the judge's probability, sigmoid(margin).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .context import NumberedContext
+from .extractive import AnswerJudgment, rank_sentences
+
+
+@dataclass(frozen=True)
+class Rescue:
+    """The sentence quoted, its passage number and the judge's margin for it."""
+
+    text: str
+    number: int
+    margin: float
+
+    @property
+    def answer(self) -> str:
+        return f"{self.text} [{self.number}]"
+
+    @property
+    def support(self) -> float:
+        return 1.0 / (1.0 + math.exp(-self.margin))
+
+
+def rescue_answer(question: str, context: NumberedContext, judge: AnswerJudgment, floor: float, candidates: int,
+                  citable: set[int] | None = None) -> Rescue | None:
+    """The best of the ``candidates`` best-ranked citable sentences by the judge's margin, if it reaches ``floor``."""
+    ranked = [c for c in rank_sentences(question, context) if citable is None or c.number in citable][:candidates]
+    best: Rescue | None = None
+    for c in ranked:
+        margin = judge(context.passages[c.number - 1].title, c.before, c.text, question)
+        if best is None or margin > best.margin:
+            best = Rescue(c.text, c.number, margin)
+    return best if best is not None and best.margin >= floor else None
