@@ -24,20 +24,21 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import random
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-PROMPT = "{title}. {context}\nQuestion: {question}\nDoes the text answer the question? Answer:"
 TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 HELD_BACK = "Normans"  # the training article each configuration is scored on before the final run
 
 
 def judge_prompt(title: str, before: str, sentence: str, question: str) -> str:
-    return PROMPT.format(title=title, context=f"{before} {sentence}".strip(), question=question.strip())
+    """The judge's prompt, built where the program builds it (:mod:`groundqa.judges.answer_judge`)."""
+    from groundqa.judges.answer_judge import judge_prompt as prompt
+
+    return prompt(title, before, sentence, question)
 
 
 def _base_gguf() -> Path:
@@ -422,27 +423,6 @@ def export(run: Path) -> None:
     print(f"{path} ({path.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
 
 
-class Judge:
-    """The adapter in llama.cpp: ``margin(title, before, sentence, question)`` = logit(" yes") - logit(" no")."""
-
-    def __init__(self, adapter: Path | None) -> None:
-        from llama_cpp import Llama
-
-        self.llm = Llama(model_path=str(_base_gguf()), lora_path=str(adapter) if adapter else None, n_ctx=1024,
-                         n_threads=min(2, os.cpu_count() or 1), verbose=False)
-        self.yes, self.no = (self.llm.tokenize(f" {w}".encode(), add_bos=False, special=False)[0] for w in ("yes", "no"))
-
-    def margin(self, title: str, before: str, sentence: str, question: str) -> float:
-        import llama_cpp
-        import numpy as np
-
-        ids = self.llm.tokenize(judge_prompt(title, before, sentence, question).encode(), add_bos=True, special=False)
-        self.llm.reset()
-        self.llm.eval(ids)
-        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.llm.ctx, -1), shape=(self.llm.n_vocab(),))
-        return float(logits[self.yes] - logits[self.no])
-
-
 WORKBENCH = ("software", "valley", "institute", "orchestra", "railway", "vineyard", "airline", "football")
 
 
@@ -450,9 +430,10 @@ def score(adapter: Path | None, evaluations: str) -> None:
     """Veto analysis on the development sets: every kept answer of ``{evaluations}{set}.json`` (saved by
     ``groundqa evaluate --json``) is judged sentence by sentence; prints, per threshold t, the change in
     each set's composite had answers whose first sentence scores below t abstained instead."""
+    from groundqa.judges.answer_judge import AnswerJudge
     from groundqa.text import split_sentences, strip_citations
 
-    judge = Judge(adapter)
+    judge = AnswerJudge(adapter, _base_gguf())
     sets = {"train": "datasets/bundled/corpus.jsonl", "bundledx": "datasets/bundled/corpus.jsonl",
             **{s: f"datasets/workbench/{s}/corpus.jsonl" for s in WORKBENCH}}
     deltas: dict[str, list[tuple[float, float, int]]] = {}
