@@ -21,7 +21,8 @@ from pydantic import Field
 
 from .state import StateModel
 
-JUDGE_OFF = -50.0  # the answer_judge gate at or below this: the tuned answer judge is never asked
+JUDGE_OFF = -8.0  # the answer_judge gate at or below this: the tuned answer judge vetoes nothing and is not asked
+RESCUE_OFF = 10.0  # the answer_rescue gate at or above this: no rescue is tried
 
 
 def _gate(default: float | int, low: float | int, high: float | int, description: str, **kw: Any) -> Any:
@@ -61,14 +62,14 @@ class Gates(StateModel):
         0.6, 0.0, 1.0, "how much of what the question asks (answer type and asked attribute) an answer must "
         "contain; below it the next-best sentence is tried, then the program abstains (not_answered)")
     answer_judge: float = _gate(
-        -99.0, -6.0, 2.0, "margin logit(' yes') - logit(' no') the tuned answer judge "
+        JUDGE_OFF, JUDGE_OFF, 2.0, "margin logit(' yes') - logit(' no') the tuned answer judge "
         "(groundqa.judges.answer_judge) must give a sentence the answerability check accepted before it is quoted "
         "as an answer; below it the next-best sentence is tried, then the program abstains (not_answered). "
-        f"{JUDGE_OFF} and below: the judge is never asked")
+        f"{JUDGE_OFF} and below: the judge is not asked")
     answer_rescue: float = _gate(
-        -99.0, 0.0, 6.0, "margin the tuned answer judge must give a passage sentence to be quoted where the rules "
-        "found no sentence that answers (not_answered); the best of rescue_candidates sentences is tried. "
-        f"{JUDGE_OFF} and below: no rescue")
+        RESCUE_OFF, 0.0, RESCUE_OFF, "margin the tuned answer judge must give a passage sentence to be quoted where "
+        "the rules found no sentence that answers (not_answered); the best of rescue_candidates sentences is "
+        f"tried. {RESCUE_OFF} and above: no rescue")
     rescue_candidates: int = _gate(6, 2, 12, "best-ranked passage sentences the answer judge reads for a rescue",
                                    ge=1, le=30)
     contradiction: float = _gate(

@@ -49,7 +49,7 @@ from .citations import analyse, render
 from .context import NumberedContext, build_context, merge_passages
 from .extractive import AnswerJudgment, Extraction, extractive_answer
 from .formats import detect_format
-from .gates import GATE_NAMES, JUDGE_OFF, Gates
+from .gates import GATE_NAMES, JUDGE_OFF, RESCUE_OFF, Gates
 from .planning import heuristic_subqueries
 from .polar import polar_answer
 from .premises import PremiseVerifier, describe_contradicted, describe_unsupported
@@ -119,8 +119,11 @@ class QAConfig(BaseModel):
             # Nor is it asked at all since (generate_unanswered off): over the 795 questions of the eleven
             # development sets it was asked 231 times and none of its answers was kept, each call 2-3 s on 2 cores:
             # the slowest questions were all of them. A tuned adapter turns it back on (groundqa.app.build_program).
+            # The model's tuned answer judge rescues refusals (answer_rescue 3.0, chosen on four fresh corpora kept
+            # from its training: mean composite 0.849 -> 0.878 at 2 and 3, 0.862 at 4; docs/BENCHMARKS.md session 20).
             base: dict[str, Any] = {"premise_extractor": "heuristic", "premise_judge": "offline", "max_passages": 3,
                                     "extractive_first": 0.0, "max_attempts": 1, "generate_unanswered": False,
+                                    "answer_rescue": 3.0,
                                     "budgets": Budgets(max_context_chars=2400, max_answer_tokens=48)}
         else:
             base = {"premise_extractor": "lm", "premise_judge": "lm", "reasoning": False}
@@ -468,7 +471,8 @@ class GroundedQA(dspy.Module):
         gates = self.gates
         found = extractive_answer(question, context, floor=gates.answer_floor, answerability=gates.answerability,
                                   bridge=bridge, citable=citable, conflict_coverage=gates.contradiction,
-                                  value_bonus=gates.value_bonus, judge=self._answer_judge(),
+                                  value_bonus=gates.value_bonus,
+                                  judge=self._answer_judge() if gates.answer_judge > JUDGE_OFF else None,
                                   judge_floor=gates.answer_judge)
         run = current_run()
         if found.judged and run is not None:
@@ -482,7 +486,7 @@ class GroundedQA(dspy.Module):
     def _rescue(self, question: str, context: NumberedContext, citable: set[int] | None) -> Rescue | None:
         """A sentence the tuned answer judge reads as the answer where the rules found none (:mod:`.rescue`)."""
         gates = self.gates
-        judge = self._answer_judge(gates.answer_rescue)
+        judge = self._answer_judge() if gates.answer_rescue < RESCUE_OFF else None
         if judge is None:
             return None
         rescued = rescue_answer(question, context, judge, gates.answer_rescue, gates.rescue_candidates, citable)
@@ -492,11 +496,11 @@ class GroundedQA(dspy.Module):
                      f">= {gates.answer_rescue})")
         return rescued
 
-    def _answer_judge(self, gate: float | None = None) -> AnswerJudgment | None:
-        """The tuned answer judge's margin function while its gate (``answer_judge`` unless named) is on, else
-        ``None``; a judge that cannot be loaded is noted on the run and the answer is chosen without it."""
-        if (self.gates.answer_judge if gate is None else gate) <= JUDGE_OFF:
-            return None
+    @staticmethod
+    def _answer_judge() -> AnswerJudgment | None:
+        """The tuned answer judge's margin function (:mod:`groundqa.judges.answer_judge`). A missing or damaged
+        adapter ends the run with one line (:func:`~groundqa.runtime.run.recover` re-raises it); any other failure
+        to load it is noted on the run and the answer is chosen without it (``None``)."""
         try:
             return shared_answer_judge().margin
         except Exception as exc:

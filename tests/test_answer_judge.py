@@ -12,7 +12,8 @@ from groundqa.lm.errors import LMBackendError
 from groundqa.lm.finetune.adapter import verify_adapter
 from groundqa.programs.context import build_context
 from groundqa.programs.extractive import extractive_answer
-from groundqa.programs.gates import JUDGE_OFF, Gates
+from groundqa.programs.gates import JUDGE_OFF, RESCUE_OFF, Gates
+from groundqa.programs.grounded_qa import QAConfig
 from groundqa.programs.rescue import rescue_answer
 from groundqa.signatures.types import Passage
 
@@ -44,7 +45,9 @@ def test_the_judge_gates_are_off_below_the_off_value_and_round_trip() -> None:
     gates = Gates(answer_judge=-2.0, answer_rescue=3.0, rescue_candidates=4)
     again = Gates(**gates.model_dump())
     assert (again.answer_judge, again.answer_rescue, again.rescue_candidates) == (-2.0, 3.0, 4)
-    assert Gates().answer_judge <= JUDGE_OFF
+    assert Gates().answer_judge <= JUDGE_OFF and Gates().answer_rescue >= RESCUE_OFF
+    assert QAConfig.for_lm("embedded").gates.answer_rescue == 3.0  # the embedded default rescues
+    assert QAConfig.for_lm("openai/gpt-4o-mini").gates.answer_rescue >= RESCUE_OFF
 
 
 def test_a_sentence_the_judge_doubts_is_not_quoted() -> None:
