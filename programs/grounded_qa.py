@@ -492,6 +492,7 @@ class GroundedQA(dspy.Module):
         rescued = rescue_answer(question, context, judge, gates.answer_rescue, gates.rescue_candidates, citable)
         run = current_run()
         if rescued is not None and run is not None:
+            run.emit("rescue", margin=round(rescued.margin, 2), floor=gates.answer_rescue, passage=rescued.number)
             run.note(f"the answer judge rescued a sentence the rules did not accept (margin {rescued.margin:.1f} "
                      f">= {gates.answer_rescue})")
         return rescued

@@ -92,3 +92,34 @@ def test_the_tuned_judge_tells_an_answer_from_a_topical_sentence() -> None:
                            "Its winding engine was built in Leeds.", question)
     assert answer > 0 > topical
     assert judge.margin("Lettice Colliery", "", "The Lettice Colliery opened in 1871.", question) == answer  # cached
+
+
+def test_the_embedded_default_rescues_a_refusal_the_judge_reads_as_an_answer(tmp_path: Path) -> None:
+    """End to end on the real embedded model, its shipped judge and a real Chroma (documents written for this
+    test): the rules refuse "What trade did … learn" against "served an apprenticeship as a millwright"; the judge
+    quotes it, streamed as a ``rescue`` event; a question the passages do not answer stays refused."""
+    from groundqa.datasets.loaders import Document
+    from groundqa.programs.grounded_qa import GroundedQA
+    from groundqa.programs.retriever import Retriever
+    from groundqa.runtime.streaming import stream
+    from groundqa.signatures.types import AbstainReason
+    from groundqa.store.chroma_store import CorpusStore
+
+    store = CorpusStore(tmp_path / "chroma")
+    store.ingest([
+        Document(id="tom", title="Tomas Wendle", text="Tomas Wendle was the colliery's chief engineer from 1890. "
+                 "Before coming to Harnett he had served an apprenticeship as a millwright in Darby. He designed "
+                 "the fan house of 1888."),
+        Document(id="shaft", title="Lettice Shaft", text="The Lettice Shaft was sunk in 1871 to a depth of 310 "
+                 "metres. Its winding engine was built in Leeds. The shaft closed in 1961."),
+    ])
+    question = "What trade did Tomas Wendle learn before joining the colliery?"
+    off = GroundedQA(Retriever(store, k=4), QAConfig.for_lm("embedded", answer_rescue=RESCUE_OFF)).run(question)
+    assert off.abstain_reason is AbstainReason.NOT_ANSWERED
+    program = GroundedQA(Retriever(store, k=4), QAConfig.for_lm("embedded"))
+    events = list(stream(program, question))
+    result = events[-1].result
+    assert result is not None and "millwright" in result.answer and result.citations[0].doc_id == "tom"
+    rescue = next(e for e in events if e.type == "rescue")
+    assert (rescue.model_extra or {})["margin"] >= 3.0
+    assert program.run("What was Tomas Wendle's annual salary?").abstain_reason is AbstainReason.NOT_ANSWERED
