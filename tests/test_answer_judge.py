@@ -123,3 +123,15 @@ def test_the_embedded_default_rescues_a_refusal_the_judge_reads_as_an_answer(tmp
     rescue = next(e for e in events if e.type == "rescue")
     assert (rescue.model_extra or {})["margin"] >= 3.0
     assert program.run("What was Tomas Wendle's annual salary?").abstain_reason is AbstainReason.NOT_ANSWERED
+
+
+def test_the_shared_judge_checks_the_base_model_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resolving the base model hashes its 240 MB GGUF: done once per process, not per question."""
+    import groundqa.lm.gemma as gemma
+
+    shared_answer_judge()
+    calls: list[Path] = []
+    monkeypatch.setattr(gemma, "model_path", lambda folder: calls.append(folder) or pytest.fail("resolved again"))
+    for _ in range(3):
+        shared_answer_judge()
+    assert not calls

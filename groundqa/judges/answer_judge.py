@@ -63,7 +63,7 @@ class AnswerJudge:
 
 
 _shared_lock = threading.Lock()
-_shared: dict[tuple[str, str], AnswerJudge] = {}
+_shared: dict[tuple[str, str], AnswerJudge] = {}  # (adapter, cache folder) -> judge
 
 
 def shared_answer_judge(adapter: Path | None = None, cache_dir: Path | None = None) -> AnswerJudge:
@@ -74,10 +74,10 @@ def shared_answer_judge(adapter: Path | None = None, cache_dir: Path | None = No
     from groundqa.lm.gemma import model_path
 
     path = Path(adapter) if adapter is not None else SHIPPED
-    base = model_path(cache_dir or Settings().cache_dir)
-    key = (str(path), str(base))
+    key = (str(path), str(cache_dir or Settings().cache_dir))
     with _shared_lock:
-        if key not in _shared:
+        if key not in _shared:  # the base model is resolved (and its sha256 checked) once per process
+            base = model_path(Path(key[1]))
             verify_adapter(path, SHIPPED_SHA256 if adapter is None else None, base)
             _shared[key] = AnswerJudge(path, base)
         return _shared[key]
