@@ -135,3 +135,22 @@ def test_the_shared_judge_checks_the_base_model_once(monkeypatch: pytest.MonkeyP
     for _ in range(3):
         shared_answer_judge()
     assert not calls
+
+
+def test_the_judge_runs_the_model_of_the_configured_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--home`` elsewhere: build_program points the judge at that home's model cache, where the LM's GGUF is."""
+    import groundqa.judges.answer_judge as answer_judge
+    import groundqa.lm.gemma as gemma
+    from groundqa.app import build_program
+    from groundqa.config import Settings
+
+    asked: list[Path] = []
+    monkeypatch.setattr(answer_judge, "_model_cache", [])
+    monkeypatch.setattr(answer_judge, "_shared", {})
+    monkeypatch.setattr(gemma, "model_path", lambda folder: asked.append(folder) or (_ for _ in ()).throw(
+        LMBackendError("stop here")))
+    settings = Settings(home=tmp_path / "elsewhere")
+    build_program(settings)
+    with pytest.raises(LMBackendError, match="stop here"):
+        shared_answer_judge()
+    assert asked == [settings.cache_dir]

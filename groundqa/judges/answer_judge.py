@@ -64,17 +64,28 @@ class AnswerJudge:
 
 _shared_lock = threading.Lock()
 _shared: dict[tuple[str, str], AnswerJudge] = {}  # (adapter, cache folder) -> judge
+_model_cache: list[Path] = []  # the cache folder of the embedded model, as the application configured it
+
+
+def use_model_cache(cache_dir: Path) -> None:
+    """Where the embedded model's GGUF lives (``Settings.cache_dir``): the application sets it when it builds a
+    program, so the judge runs the very file the LM does (``--home``, a config file) and never assembles another."""
+    _model_cache[:] = [Path(cache_dir)]
 
 
 def shared_answer_judge(adapter: Path | None = None, cache_dir: Path | None = None) -> AnswerJudge:
     """The process-wide judge for ``adapter`` (the shipped one by default), checked before its first load: a
-    missing, damaged or foreign adapter is a one-line :class:`~groundqa.lm.errors.LMBackendError`."""
-    from groundqa.config import Settings
+    missing, damaged or foreign adapter is a one-line :class:`~groundqa.lm.errors.LMBackendError`. The base model
+    comes from ``cache_dir``, else the folder :func:`use_model_cache` set, else the default settings' one."""
     from groundqa.lm.finetune.adapter import verify_adapter
     from groundqa.lm.gemma import model_path
 
+    if cache_dir is None and not _model_cache:
+        from groundqa.config import Settings
+
+        use_model_cache(Settings().cache_dir)
     path = Path(adapter) if adapter is not None else SHIPPED
-    key = (str(path), str(cache_dir or Settings().cache_dir))
+    key = (str(path), str(cache_dir or _model_cache[0]))
     with _shared_lock:
         if key not in _shared:  # the base model is resolved (and its sha256 checked) once per process
             base = model_path(Path(key[1]))
