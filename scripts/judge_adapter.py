@@ -309,14 +309,18 @@ def train(data: Path, out: Path, device: str, weights_a: Path | None, fixed: boo
         head = model.get_input_embeddings().weight[[yes, no]].float()
         return last @ head.T
 
-    def evaluate(model: Any, pairs: list[dict[str, Any]]) -> dict[str, Any]:
+    def judged(model: Any, pairs: list[dict[str, Any]]) -> list[float]:
+        """Each pair's margin, in batches of 64, the model in eval mode."""
         model.eval()
         scores: list[float] = []
         with torch.no_grad(), torch.autocast(device, dtype=torch.bfloat16):
             for i in range(0, len(pairs), 64):
                 s = margins(model, pairs[i: i + 64])
                 scores += (s[:, 0] - s[:, 1]).tolist()
-        y, m = np.array([r["label"] for r in pairs]), np.array(scores)
+        return scores
+
+    def evaluate(model: Any, pairs: list[dict[str, Any]]) -> dict[str, Any]:
+        y, m = np.array([r["label"] for r in pairs]), np.array(judged(model, pairs))
         pos, neg = m[y == 1], m[y == 0]
         by_kind = {k: round(float(np.mean([(m[j] > 0) == (pairs[j]["label"] == 1) for j in idx])), 3)
                    for k in ("gold", "plausible", "other", "unanswerable") if (idx := [j for j, r in enumerate(pairs) if r["kind"] == k])}
@@ -363,12 +367,7 @@ def train(data: Path, out: Path, device: str, weights_a: Path | None, fixed: boo
         fitting = [r for r in rows if r["split"] == "train"]
         held = [r for r in rows if r["split"] == "val"]
         model, history = fit(fitting, settings, held if len(held) <= 2000 else None)
-        model.eval()
-        scores: list[float] = []
-        with torch.no_grad(), torch.autocast(device, dtype=torch.bfloat16):
-            for i in range(0, len(held), 64):
-                s = margins(model, held[i: i + 64])
-                scores += (s[:, 0] - s[:, 1]).tolist()
+        scores = judged(model, held)
         (out / "val-margins.json").write_text(json.dumps({r["id"]: round(m, 4) for r, m in zip(held, scores, strict=True)}))
         rows = fitting
         best = settings
