@@ -1,0 +1,53 @@
+"""scripts/judge_adapter.py: the answer judge's training pairs come from the program's own candidates (session 20)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[1]
+
+
+@pytest.fixture(scope="module")
+def script():
+    spec = importlib.util.spec_from_file_location("judge_adapter", ROOT / "scripts/judge_adapter.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["judge_adapter"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_validation_corpora_are_workbench_corpora_and_never_evaluation_splits(script):
+    for name in script.VALIDATION:
+        assert (ROOT / "datasets/workbench" / name / "questions.jsonl").is_file(), name
+    assert not {"dev", "test"} & set(script.VALIDATION)
+
+
+def test_candidates_label_the_gold_sentence_yes_and_keep_the_nearest_misses(script, home, monkeypatch):
+    from groundqa.datasets.loaders import load_corpus, load_questions_jsonl
+    from groundqa.judges.answer_judge import judge_prompt
+
+    monkeypatch.setenv("GROUNDQA_HOME", str(home))
+    folder = ROOT / "datasets/workbench/valley"
+    docs = load_corpus(folder / "corpus.jsonl").items
+    questions = [q for q in load_questions_jsonl(folder / "questions.jsonl").items
+                 if q.type in ("single", "unanswerable")][:6]
+    rows = script._candidates("valley", docs, questions, negatives=2, others=1)
+    by_question: dict[str, list[dict]] = {}
+    for row in rows:
+        by_question.setdefault(row["question_id"], []).append(row)
+        assert row["prompt"].endswith("Does the text answer the question? Answer:")
+    answers = {f"valley/{q.id}": q for q in questions}
+    for qid, group in by_question.items():
+        q = answers[qid]
+        yes = [r for r in group if r["label"]]
+        assert not (q.should_abstain and yes)  # an unanswerable question has no yes
+        assert all(any(a.lower() in r["prompt"].lower() for a in q.answers) for r in yes)
+        assert len(group) - len(yes) <= 3  # 2 nearest misses + 1 the rules pass over
+    assert any(r["label"] for r in rows) and any(not r["label"] for r in rows)
+    assert judge_prompt("T", "", "s", "q?") == script.judge_prompt("T", "", "s", "q?")  # one prompt for both
+    every = script._candidates("valley", docs, questions[:2], negatives=None)
+    assert len(every) >= len([r for r in rows if r["question_id"] in {f"valley/{q.id}" for q in questions[:2]}])
