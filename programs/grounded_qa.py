@@ -1,5 +1,6 @@
 """GroundedQA: input checks -> premise verification -> retrieval (+ bridge hop) -> cited synthesis ->
-answerability and output checks -> selection (answer or abstain, once a compile has fitted it).
+answerability and output checks (a ``not_answered`` refusal rescued by the tuned answer judge, :mod:`.rescue`) ->
+selection (answer or abstain, once a compile has fitted it).
 
 One call answers one question and returns ``dspy.Prediction(answer=..., abstained=..., result=...)``
 where ``result`` is the typed :class:`~groundqa.signatures.types.GroundedResult`. A normal
