@@ -72,11 +72,11 @@ def build_program(settings: Settings, store: CorpusStore | None = None, program_
     """A GroundedQA over the configured store; compiled state loaded from ``program_path`` if given (a
     ``program.json`` or its folder); then ``gates`` (``--gate``) set on top, so what the user sets wins over
     the compiled program's own gates."""
-    from groundqa.judges.answer_judge import use_model_cache
+    from groundqa.judges.answer_judge import configure_answer_judge
     from groundqa.programs.grounded_qa import GroundedQA, QAConfig
     from groundqa.programs.retriever import Retriever
 
-    use_model_cache(settings.cache_dir)  # the answer judge runs the embedded model's own GGUF
+    configure_answer_judge(settings.cache_dir, settings.lm_threads)  # the embedded model's own GGUF
     store = store or open_store(settings)
     cache = RetrievalCache(Path(settings.cache_dir) / "retrieval") if settings.cache else None
     retriever = Retriever(store, k=settings.k, cache=cache)

@@ -145,12 +145,12 @@ def test_the_judge_runs_the_model_of_the_configured_home(tmp_path: Path, monkeyp
     from groundqa.config import Settings
 
     asked: list[Path] = []
-    monkeypatch.setattr(answer_judge, "_model_cache", [])
+    monkeypatch.setattr(answer_judge, "_setup", None)
     monkeypatch.setattr(answer_judge, "_shared", {})
     monkeypatch.setattr(gemma, "model_path", lambda folder: asked.append(folder) or (_ for _ in ()).throw(
         LMBackendError("stop here")))
-    settings = Settings(home=tmp_path / "elsewhere")
+    settings = Settings(home=tmp_path / "elsewhere", lm_threads=1)
     build_program(settings)
     with pytest.raises(LMBackendError, match="stop here"):
         shared_answer_judge()
-    assert asked == [settings.cache_dir]
+    assert asked == [settings.cache_dir] and answer_judge._setup.threads == 1

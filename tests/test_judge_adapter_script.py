@@ -20,10 +20,20 @@ def script():
     return module
 
 
-def test_validation_corpora_are_workbench_corpora_and_never_evaluation_splits(script):
-    for name in script.VALIDATION:
-        assert (ROOT / "datasets/workbench" / name / "questions.jsonl").is_file(), name
-    assert not {"dev", "test"} & set(script.VALIDATION)
+def test_candidates_read_development_sets_only_and_every_validation_corpus(script):
+    sources = script.candidate_sources()
+    names = {name for name, _, _ in sources}
+    assert set(script.VALIDATION) <= names and set(script.SELECTION) < set(script.VALIDATION)
+    read = {path.resolve() for _, corpus, questions in sources for path in (corpus, questions)}
+    assert all(path.is_file() for path in read)
+    bundled = ROOT / "datasets/bundled"
+    assert (bundled / "train.jsonl").resolve() in read
+    assert not {(bundled / "dev.jsonl").resolve(), (bundled / "test.jsonl").resolve()} & read  # evaluation splits
+
+
+def test_auc_counts_ties_half(script):
+    assert script._auc([2.0, 3.0], [1.0]) == 1.0
+    assert script._auc([1.0], [1.0, 2.0]) == 0.25
 
 
 def test_candidates_label_the_gold_sentence_yes_and_keep_the_nearest_misses(script, home, monkeypatch):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 PROMPT = "{title}. {context}\nQuestion: {question}\nDoes the text answer the question? Answer:"
@@ -39,9 +40,9 @@ class AnswerJudge:
         from groundqa.lm.embedded import _quiet_lora_buffer_warnings
 
         _quiet_lora_buffer_warnings()
-        self.adapter = adapter
+        # threads as the embedded LM's engine takes them (``Settings.lm_threads``; all cores by default)
         self.llm = Llama(model_path=str(base_gguf), lora_path=str(adapter) if adapter else None, n_ctx=1024,
-                         n_threads=threads or min(2, os.cpu_count() or 1), verbose=False)
+                         n_threads=threads or max(1, os.cpu_count() or 1), verbose=False)
         self.yes, self.no = (self.llm.tokenize(f" {w}".encode(), add_bos=False, special=False)[0] for w in ("yes", "no"))
         self._lock = threading.Lock()
         self._cache: dict[str, float] = {}
@@ -62,33 +63,48 @@ class AnswerJudge:
             return value
 
 
-_shared_lock = threading.Lock()
-_shared: dict[tuple[str, str], AnswerJudge] = {}  # (adapter, cache folder) -> judge
-_model_cache: list[Path] = []  # the cache folder of the embedded model, as the application configured it
+@dataclass(frozen=True)
+class _Setup:
+    """Where the embedded model's GGUF lives and how many threads run it, as the application configured the LM."""
+
+    cache_dir: Path
+    threads: int | None = None
 
 
-def use_model_cache(cache_dir: Path) -> None:
-    """Where the embedded model's GGUF lives (``Settings.cache_dir``): the application sets it when it builds a
-    program, so the judge runs the very file the LM does (``--home``, a config file) and never assembles another."""
-    _model_cache[:] = [Path(cache_dir)]
+_lock = threading.Lock()
+_setup: _Setup | None = None
+_shared: dict[Path, AnswerJudge] = {}  # adapter -> judge
 
 
-def shared_answer_judge(adapter: Path | None = None, cache_dir: Path | None = None) -> AnswerJudge:
+def configure_answer_judge(cache_dir: Path, threads: int | None = None) -> _Setup:
+    """Load judges from the embedded model of ``cache_dir`` (``Settings.cache_dir``) with ``threads``
+    (``Settings.lm_threads``): the application calls it when it builds a program, so a judge runs the very file the
+    LM does (``--home``, a config file) and never assembles another. A judge already loaded stays: its model file
+    is the same bytes whichever home holds it (its sha256 is pinned)."""
+    global _setup
+    with _lock:
+        _setup = _Setup(Path(cache_dir), threads)
+        return _setup
+
+
+def shared_answer_judge(adapter: Path | None = None) -> AnswerJudge:
     """The process-wide judge for ``adapter`` (the shipped one by default), checked before its first load: a
-    missing, damaged or foreign adapter is a one-line :class:`~groundqa.lm.errors.LMBackendError`. The base model
-    comes from ``cache_dir``, else the folder :func:`use_model_cache` set, else the default settings' one."""
+    missing, damaged or foreign adapter is a one-line :class:`~groundqa.lm.errors.LMBackendError`. Its base model
+    is resolved (and its sha256 checked) once, where :func:`configure_answer_judge` said, else under the default
+    settings' home."""
     from groundqa.lm.finetune.adapter import verify_adapter
     from groundqa.lm.gemma import model_path
 
-    if cache_dir is None and not _model_cache:
+    setup = _setup
+    if setup is None:
         from groundqa.config import Settings
 
-        use_model_cache(Settings().cache_dir)
+        settings = Settings()
+        setup = configure_answer_judge(settings.cache_dir, settings.lm_threads)
     path = Path(adapter) if adapter is not None else SHIPPED
-    key = (str(path), str(cache_dir or _model_cache[0]))
-    with _shared_lock:
-        if key not in _shared:  # the base model is resolved (and its sha256 checked) once per process
-            base = model_path(Path(key[1]))
+    with _lock:
+        if path not in _shared:
+            base = model_path(setup.cache_dir)
             verify_adapter(path, SHIPPED_SHA256 if adapter is None else None, base)
-            _shared[key] = AnswerJudge(path, base)
-        return _shared[key]
+            _shared[path] = AnswerJudge(path, base, setup.threads)
+        return _shared[path]
