@@ -72,6 +72,11 @@ class Gates(StateModel):
         f"tried. {RESCUE_OFF} and above: no rescue")
     rescue_candidates: int = _gate(6, 2, 12, "best-ranked passage sentences the answer judge reads for a rescue",
                                    ge=1, le=30)
+    premise_rescue: float = _gate(
+        RESCUE_OFF, -4.0, RESCUE_OFF, "margin the tuned answer judge must give a passage sentence to be quoted where "
+        "premise verification found no passage for a presupposition (premise_unsupported; never where a passage "
+        "contradicts one): the best of rescue_candidates sentences is tried, and below it the premise refusal "
+        f"stands. {RESCUE_OFF} and above: no rescue")
     contradiction: float = _gate(
         0.6, 0.4, 0.95, "coverage of a presupposition a passage needs before its conflicting value or "
         "antonym counts as contradicting it (premise_contradicted); likewise of a question before an answer "

@@ -13,7 +13,7 @@ from groundqa.lm.finetune.adapter import verify_adapter
 from groundqa.programs.context import build_context
 from groundqa.programs.extractive import extractive_answer
 from groundqa.programs.gates import JUDGE_OFF, RESCUE_OFF, Gates
-from groundqa.programs.grounded_qa import QAConfig
+from groundqa.programs.grounded_qa import GroundedQA, QAConfig
 from groundqa.programs.rescue import rescue_answer
 from groundqa.signatures.types import Passage
 
@@ -47,7 +47,9 @@ def test_the_judge_gates_are_off_below_the_off_value_and_round_trip() -> None:
     assert (again.answer_judge, again.answer_rescue, again.rescue_candidates) == (-2.0, 3.0, 4)
     assert Gates().answer_judge <= JUDGE_OFF and Gates().answer_rescue >= RESCUE_OFF
     assert QAConfig.for_lm("embedded").gates.answer_rescue == 3.0  # the embedded default rescues
+    assert QAConfig.for_lm("embedded").gates.premise_rescue == -0.5
     assert QAConfig.for_lm("openai/gpt-4o-mini").gates.answer_rescue >= RESCUE_OFF
+    assert Gates().premise_rescue >= RESCUE_OFF and QAConfig.for_lm("openai/gpt-4o-mini").gates.premise_rescue >= RESCUE_OFF
 
 
 def test_a_sentence_the_judge_doubts_is_not_quoted() -> None:
@@ -99,7 +101,6 @@ def test_the_embedded_default_rescues_a_refusal_the_judge_reads_as_an_answer(tmp
     test): the rules refuse "What trade did … learn" against "served an apprenticeship as a millwright"; the judge
     quotes it, streamed as a ``rescue`` event; a question the passages do not answer stays refused."""
     from groundqa.datasets.loaders import Document
-    from groundqa.programs.grounded_qa import GroundedQA
     from groundqa.programs.retriever import Retriever
     from groundqa.runtime.streaming import stream
     from groundqa.signatures.types import AbstainReason
@@ -154,3 +155,59 @@ def test_the_judge_runs_the_model_of_the_configured_home(tmp_path: Path, monkeyp
     with pytest.raises(LMBackendError, match="stop here"):
         shared_answer_judge()
     assert asked == [settings.cache_dir] and answer_judge._setup.threads == 1
+
+
+ROV = [("rov", "Marrowdeep", "Marrowdeep is a remotely operated vehicle built for the Carrowmede Institute in 2016. "
+        "The vehicle weighs 3.6 tonnes, is rated to a depth of 4,000 metres and carries two manipulator arms. "
+        "It is launched over the stern of the research ship."),
+       ("ship", "RV Ellen Strand", "The RV Ellen Strand is the institute's research ship, built in 1979 at Brannock. "
+        "She is 62 metres long and has berths for 24 scientists.")]
+
+
+def _rov_program(tmp_path: Path, **config: float) -> GroundedQA:
+    from groundqa.datasets.loaders import Document
+    from groundqa.programs.retriever import Retriever
+    from groundqa.store.chroma_store import CorpusStore
+
+    store = CorpusStore(tmp_path / "chroma")
+    store.ingest([Document(id=i, title=t, text=x) for i, t, x in ROV])
+    return GroundedQA(Retriever(store, k=4), QAConfig.for_lm("embedded", **config))
+
+
+def test_a_premise_refusal_is_overturned_only_by_a_sentence_the_judge_reads_as_the_answer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rules find no passage for the presupposition of "how deep can the ROV Marrowdeep go" (premise_unsupported);
+    with ``premise_rescue`` on, a sentence the (scripted) judge reads as the answer is quoted, cited, with no abstain
+    reason left; one it doubts leaves the premise refusal as it was."""
+    from groundqa.signatures.types import AbstainReason
+
+    question = "how deep can the ROV Marrowdeep go"
+    off = _rov_program(tmp_path, premise_rescue=RESCUE_OFF).run(question)
+    assert off.abstain_reason is AbstainReason.PREMISE_UNSUPPORTED  # the rules' refusal
+
+    def reads(title: str, before: str, sentence: str, q: str) -> float:
+        return 1.0 if "4,000 metres" in sentence else -3.0
+
+    monkeypatch.setattr(GroundedQA, "_answer_judge", staticmethod(lambda: reads))
+    program = _rov_program(tmp_path, premise_rescue=0.0)
+    result = program.run(question)
+    assert not result.abstained and result.abstain_reason is None and result.abstain_message == ""
+    assert "4,000 metres" in result.answer and result.citations[0].doc_id == "rov"
+    assert any("premise verification found no support" in n for n in result.notes)
+    monkeypatch.setattr(GroundedQA, "_answer_judge", staticmethod(lambda: lambda *a: -3.0))
+    doubted = program.run(question)
+    assert doubted.abstain_reason is AbstainReason.PREMISE_UNSUPPORTED and doubted.abstain_message == off.abstain_message
+    assert not doubted.answer and not doubted.citations
+
+
+def test_the_embedded_default_answers_a_look_up_the_premise_rules_refused(tmp_path: Path) -> None:
+    """End to end on the real embedded model and its shipped judge (documents written for this test): the look-up
+    is answered from the passage that states the depth; a question whose premise the corpus does not hold (what the
+    vehicle cost) and one whose premise a passage contradicts stay refused."""
+
+    program = _rov_program(tmp_path)
+    result = program.run("how deep can the ROV Marrowdeep go")
+    assert not result.abstained and "4,000 metres" in result.answer
+    assert program.run("How much did the ROV Marrowdeep cost to build?").abstained
+    contradicted = program.run("Why was the RV Ellen Strand built in Lorvin in 1979?")
+    assert contradicted.abstained and contradicted.abstain_reason is not None
