@@ -214,6 +214,13 @@ class GroundedQA(dspy.Module):
             return self._answer_from_passages(question, result, state, seen)
         if result.abstain_reason is not AbstainReason.PREMISE_UNSUPPORTED or self.gates.premise_rescue >= RESCUE_OFF:
             return
+        # the question's retrievals (itself, its sub-queries, a bridge hop per candidate) must fit the budget left:
+        # a refusal is never turned into a stopped run
+        queries = 1 + (len(heuristic_subqueries(question)) if self.config.multi_hop == "heuristic" else 3)
+        if state.usage.retrieval_calls + queries + self.gates.bridge_candidates > state.budgets.max_retrievals:
+            state.note("the answer judge did not read the passages after the premise refusal: too little of the "
+                       "retrieval budget is left")
+            return
         # no passage was found for a presupposition: the answer judge may still read a passage sentence as the answer
         # (a plain look-up whose premise the rules could not match); where it does not, the premise refusal stands
         refusal = result.abstain_message or ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +16,7 @@ from groundqa.programs.extractive import extractive_answer
 from groundqa.programs.gates import JUDGE_OFF, RESCUE_OFF, Gates
 from groundqa.programs.grounded_qa import GroundedQA, QAConfig
 from groundqa.programs.rescue import rescue_answer
+from groundqa.runtime.run import Budgets
 from groundqa.signatures.types import Passage
 
 MINE = Passage(chunk_id="m#0", doc_id="m", title="Lettice Colliery", score=0.7,
@@ -164,7 +166,7 @@ ROV = [("rov", "Marrowdeep", "Marrowdeep is a remotely operated vehicle built fo
         "She is 62 metres long and has berths for 24 scientists.")]
 
 
-def _rov_program(tmp_path: Path, **config: float) -> GroundedQA:
+def _rov_program(tmp_path: Path, **config: Any) -> GroundedQA:
     from groundqa.datasets.loaders import Document
     from groundqa.programs.retriever import Retriever
     from groundqa.store.chroma_store import CorpusStore
@@ -198,6 +200,12 @@ def test_a_premise_refusal_is_overturned_only_by_a_sentence_the_judge_reads_as_t
     doubted = program.run(question)
     assert doubted.abstain_reason is AbstainReason.PREMISE_UNSUPPORTED and doubted.abstain_message == off.abstain_message
     assert not doubted.answer and not doubted.citations
+    # with too little of the retrieval budget left for the question's own retrievals, the refusal stands (never
+    # a stopped run)
+    monkeypatch.setattr(GroundedQA, "_answer_judge", staticmethod(lambda: reads))
+    tight = _rov_program(tmp_path, premise_rescue=0.0, budgets=Budgets(max_retrievals=4)).run(question)
+    assert tight.abstain_reason is AbstainReason.PREMISE_UNSUPPORTED and tight.exit_reason.value == "COMPLETED"
+    assert any("retrieval budget" in n for n in tight.notes)
 
 
 def test_the_embedded_default_answers_a_look_up_the_premise_rules_refused(tmp_path: Path) -> None:
