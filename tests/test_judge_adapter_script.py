@@ -24,6 +24,7 @@ def test_candidates_read_development_sets_only_and_every_validation_corpus(scrip
     sources = script.candidate_sources()
     names = {name for name, _, _ in sources}
     assert set(script.VALIDATION) <= names and set(script.SELECTION) < set(script.VALIDATION)
+    assert not set(script.KEPT_FRESH) & names  # written after the shipped judge: unseen by any judge
     read = {path.resolve() for _, corpus, questions in sources for path in (corpus, questions)}
     assert all(path.is_file() for path in read)
     bundled = ROOT / "datasets/bundled"
