@@ -527,13 +527,13 @@ class GroundedQA(dspy.Module):
     def _premise_rescue(self, question: str, result: GroundedResult, context: NumberedContext,
                         citable: set[int] | None, refusal: str) -> None:
         """After premise verification found no passage for a presupposition: the sentence the tuned answer judge
-        reads as the answer, if its margin reaches ``gates.premise_rescue``, else the premise refusal."""
+        reads as the answer, if its margin reaches ``gates.premise_rescue``; else the premise refusal stands."""
         gates = self.gates
         judge = self._answer_judge()
         rescued = rescue_answer(question, context, judge, gates.premise_rescue, gates.rescue_candidates, citable) \
             if judge is not None else None
         if rescued is None:
-            return self._abstain(result, AbstainReason.PREMISE_UNSUPPORTED, refusal)
+            return
         run = current_run()
         if run is not None:
             run.emit("rescue", margin=round(rescued.margin, 2), floor=gates.premise_rescue, passage=rescued.number,
