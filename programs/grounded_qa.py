@@ -232,7 +232,7 @@ class GroundedQA(dspy.Module):
     def _answer_from_passages(self, question: str, result: GroundedResult, state: RunState,
                               seen: dict[str, list[Passage]], premise_refusal: str | None = None) -> None:
         """Retrieve (with a bridge hop), build the context and answer from it; after a ``premise_refusal``, only a
-        sentence the answer judge reads as the answer is quoted (:meth:`_premise_rescue`)."""
+        sentence the answer judge reads as the answer is quoted (:meth:`_rescue`)."""
         gates = self.gates
         with stage_scope("retrieval"):
             queries = [question, *self._subqueries(question)]
@@ -260,8 +260,11 @@ class GroundedQA(dspy.Module):
         citable = {n for n, p in enumerate(context.passages, start=1)
                    if p.score >= gates.evidence_floor or (p.chunk_id in hop and p.score >= gates.bridge_floor)
                    or (words and _holds_all(words, p))}
-        if premise_refusal is not None:
-            return self._premise_rescue(question, result, context, citable, premise_refusal)
+        if premise_refusal is not None:  # only a sentence the answer judge reads as the answer may overturn it
+            rescued = self._rescue(question, context, citable, gates.premise_rescue, AbstainReason.PREMISE_UNSUPPORTED)
+            if rescued is not None:
+                self._finish(result, rescued.answer, context, [rescued.support], mode="extractive")
+            return
         self._synthesize(question, result, context, state, bridge, citable)
 
     # -- selection -------------------------------------------------------------------------------
@@ -510,37 +513,23 @@ class GroundedQA(dspy.Module):
                          f"(margin below {gates.answer_judge})")
         return found
 
-    def _rescue(self, question: str, context: NumberedContext, citable: set[int] | None) -> Rescue | None:
-        """A sentence the tuned answer judge reads as the answer where the rules found none (:mod:`.rescue`)."""
-        gates = self.gates
-        judge = self._answer_judge() if gates.answer_rescue < RESCUE_OFF else None
+    def _rescue(self, question: str, context: NumberedContext, citable: set[int] | None, floor: float,
+                refusal: AbstainReason = AbstainReason.NOT_ANSWERED) -> Rescue | None:
+        """A sentence the tuned answer judge reads as the answer (:mod:`.rescue`), with a margin of at least ``floor``
+        (a gate; ``RESCUE_OFF`` and above: not asked), where the program would refuse with ``refusal``: the rules
+        found no sentence that answers (``answer_rescue``), or premise verification found no passage for a
+        presupposition (``premise_rescue``)."""
+        judge = self._answer_judge() if floor < RESCUE_OFF else None
         if judge is None:
             return None
-        rescued = rescue_answer(question, context, judge, gates.answer_rescue, gates.rescue_candidates, citable)
+        rescued = rescue_answer(question, context, judge, floor, self.gates.rescue_candidates, citable)
         run = current_run()
         if rescued is not None and run is not None:
-            run.emit("rescue", margin=round(rescued.margin, 2), floor=gates.answer_rescue, passage=rescued.number)
-            run.note(f"the answer judge rescued a sentence the rules did not accept (margin {rescued.margin:.1f} "
-                     f">= {gates.answer_rescue})")
+            run.emit("rescue", margin=round(rescued.margin, 2), floor=floor, passage=rescued.number,
+                     refusal=refusal.value)
+            run.note(f"the answer judge read a passage sentence as the answer where the program would have refused "
+                     f"({refusal.value}): margin {rescued.margin:.1f} >= {floor}, so it is quoted")
         return rescued
-
-    def _premise_rescue(self, question: str, result: GroundedResult, context: NumberedContext,
-                        citable: set[int] | None, refusal: str) -> None:
-        """After premise verification found no passage for a presupposition: the sentence the tuned answer judge
-        reads as the answer, if its margin reaches ``gates.premise_rescue``; else the premise refusal stands."""
-        gates = self.gates
-        judge = self._answer_judge()
-        rescued = rescue_answer(question, context, judge, gates.premise_rescue, gates.rescue_candidates, citable) \
-            if judge is not None else None
-        if rescued is None:
-            return
-        run = current_run()
-        if run is not None:
-            run.emit("rescue", margin=round(rescued.margin, 2), floor=gates.premise_rescue, passage=rescued.number,
-                     refusal="premise_unsupported")
-            run.note(f"premise verification found no support ({refusal}); the answer judge reads a passage sentence as "
-                     f"the answer (margin {rescued.margin:.1f} >= {gates.premise_rescue}), so it is quoted")
-        self._finish(result, rescued.answer, context, [rescued.support], mode="extractive")
 
     @staticmethod
     def _answer_judge() -> AnswerJudgment | None:
@@ -568,7 +557,7 @@ class GroundedQA(dspy.Module):
         if found.chosen:
             return self._finish(result, found.answer, context, [c.score for c in found.chosen], mode="extractive")
         if found.shortfall is not None:
-            rescued = self._rescue(question, context, citable)
+            rescued = self._rescue(question, context, citable, self.gates.answer_rescue)
             if rescued is not None:
                 return self._finish(result, rescued.answer, context, [rescued.support], mode="extractive")
             missing = ", ".join(found.shortfall.missing) or "the kind of value asked for"

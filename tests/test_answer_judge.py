@@ -124,7 +124,7 @@ def test_the_embedded_default_rescues_a_refusal_the_judge_reads_as_an_answer(tmp
     result = events[-1].result
     assert result is not None and "millwright" in result.answer and result.citations[0].doc_id == "tom"
     rescue = next(e for e in events if e.type == "rescue")
-    assert (rescue.model_extra or {})["margin"] >= 3.0
+    assert (rescue.model_extra or {})["margin"] >= 3.0 and (rescue.model_extra or {})["refusal"] == "not_answered"
     assert program.run("What was Tomas Wendle's annual salary?").abstain_reason is AbstainReason.NOT_ANSWERED
 
 
@@ -195,7 +195,8 @@ def test_a_premise_refusal_is_overturned_only_by_a_sentence_the_judge_reads_as_t
     result = program.run(question)
     assert not result.abstained and result.abstain_reason is None and result.abstain_message == ""
     assert "4,000 metres" in result.answer and result.citations[0].doc_id == "rov"
-    assert any("premise verification found no support" in n for n in result.notes)
+    rescue_note = "would have refused (premise_unsupported)"
+    assert any(rescue_note in n for n in result.notes)
     monkeypatch.setattr(GroundedQA, "_answer_judge", staticmethod(lambda: lambda *a: -3.0))
     doubted = program.run(question)
     assert doubted.abstain_reason is AbstainReason.PREMISE_UNSUPPORTED and doubted.abstain_message == off.abstain_message
