@@ -838,6 +838,8 @@ def _kind_said(what: Asked, text: str) -> bool:
 
 
 _LIFE_EVENTS = frozenset(("born", "die"))
+_LIFE_WORDS = _LIFE_EVENTS | {"birth", "death"}
+"""Stems of a question that asks when someone was born or died: a lifespan's dates answer it."""
 # An area, or the two sides that give one ("a shed measuring 48 m by 30 m")
 _AREA_SIGNS = re.compile(r"\d\s*(?:m²|km²|ha)\b|\d\s*(?:m|km|metres?|meters?|feet|ft)\s*(?:by|x|×)\s*\d")
 # What says a term without its word, which no word list sees: a unit written as a sign ("held at 20 °C", "for
@@ -929,7 +931,9 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     ascent"), never its type, and its words are not read as a swap ("the *third* son" is no answer to
     "the *first* ascent" only when the sentence itself is about the ascent)."""
     text = strip_citations(answer)
-    if what.kind == "place":  # "Lena Tarrant (*born 1970*)" says when she was born, not where
+    if what.kind == "place" or (what.kind == "date" and not features(what.question).tokens & _LIFE_WORDS):
+        # "Lena Tarrant (*born 1970*)" says when she was born: not where, nor when she did anything else ("In what
+        # year did the racer ... *retire*?" is not answered by "Jorin Tschopp (born 11 March *1989*) is a retired racer")
         text = _BORN_WHEN.sub(" ", text)
     # a bridged answer's passage opening says what the bridge is ("The Vessany Gazette is the local *newspaper*")
     feats = features(" ".join(p for p in (title, lead, about if lead else "", text) if p))

@@ -107,9 +107,15 @@ _KIND_OF: dict[str, frozenset[str]] = {
     }.items()}
 
 
-def _kinds(tokens: set[str]) -> frozenset[str]:
-    """What the name's words say it is ("slipway" -> shipyard, yard)."""
-    return frozenset().union(*(_KIND_OF.get(t, frozenset()) for t in tokens))
+_WORKS = frozenset(stem(w) for w in ("company", "firm", "factory", "works"))
+"""What a name whose last word ends in *-works* is ("Halvard *Ropeworks*", "the Orlanc *Glassworks*"): a firm."""
+
+
+def _kinds(tokens: set[str], name: str = "") -> frozenset[str]:
+    """What the name's words say it is ("slipway" -> shipyard, yard; "Ropeworks" -> company, firm)."""
+    last = name.replace("-", " ").split()[-1].lower() if name.strip() else ""
+    works = _WORKS if len(last) > len("works") + 2 and last.endswith("works") else frozenset()
+    return frozenset().union(works, *(_KIND_OF.get(t, frozenset()) for t in tokens))
 
 
 def _head_is_a_kind(name: str, nouns: Sequence[str]) -> bool:
@@ -119,12 +125,17 @@ def _head_is_a_kind(name: str, nouns: Sequence[str]) -> bool:
     return len(head) > 3 and any(names_a_kind_of(head.lower(), noun) for noun in nouns)
 
 
+_NAMING = r"(?:known as|called|named|nicknamed|dubbed)"
+"""Words that give a thing its name after its noun ("the beam engine *known as* Lady Hester")."""
+
+
 def _called(name: str, sentence: str, nouns: Sequence[str], heads: Sequence[str] = ()) -> bool:
     """Whether the sentence calls the name by a noun the question describes, right before it ("hauled by
     *locomotive* No. 3 Hadwig", "the *architect* Ilse Varnholt", "the *manager*, Tobias Crane"), or by the
     described thing's own noun (one of ``heads``) right after it ("her parents kept the Copper Lantern *inn*" for "the *inn* where she grew up";
     not "the Kestrelhorn *fire*" for the director who led its evacuation)."""
-    return any(re.search(rf"\b{re.escape(noun)}s?,?\s+(?:No\.?\s*\d+\s+)?{re.escape(name)}\b", sentence, re.I)
+    return any(re.search(rf"\b{re.escape(noun)}s?,?\s+(?:{_NAMING}\s+)?(?:No\.?\s*\d+\s+)?{re.escape(name)}\b", sentence,
+                         re.I)
                for noun in nouns) or any(re.search(rf"\b{re.escape(name)}\s+{re.escape(head)}s?\b", sentence, re.I)
                                          for head in heads)
 
@@ -145,6 +156,26 @@ def _made_by(name: str, sentence: str, nouns: Sequence[str]) -> bool:
     """Whether the question describes a maker and the sentence says the name made something ("by <name>")."""
     made = rf"\b{_MADE}(?:,? (?:in|from|between) [\w ,–-]{{1,30}}?,?)? by (?:the (?:[a-z]+ )?)?{re.escape(name)}\b"
     return bool(_MAKERS & set(nouns)) and re.search(made, sentence) is not None
+
+
+# "Cornelius Ashby's *predecessor*", "the abbot's *successor*": the name the sentence puts before or after him
+_SUCCESSION_Q = re.compile(r"['’]s? (predecessor|successor)s?\b", re.I)
+_BEFORE = r"(?:succeeded|replaced|took over from|followed on from)"
+_AFTER = r"(?:succeeded|replaced|followed|taken over)"
+
+
+def _succeeds(succession: re.Match[str] | None, name: str, sentence: str) -> bool:
+    """Whether ``sentence`` says ``name`` held the post before ("He *succeeded* Edmund Fairlie") or after ("He was
+    *followed* in the editorship *by* Hugh Dunmore", "Mara Quell *succeeded him*") whoever the question names, as its
+    ``succession`` ("'s predecessor", "'s successor") asks."""
+    if succession is None:
+        return False
+    named = re.escape(name)
+    if succession.group(1).lower() == "predecessor":
+        return re.search(rf"\b{_BEFORE}\s+(?:the [a-z]+ )?{named}\b", sentence) is not None
+    return re.search(rf"\b{_AFTER}\b[^.;]{{0,40}}?\bby (?:the [a-z]+ )?{named}\b|\b{named},? (?:who )?"
+                     rf"(?:succeeded|replaced|took over from) (?:him|her|them)\b|\bhanded [^.;]{{0,30}}?\bto {named}\b",
+                     sentence) is not None
 
 
 def _wants_person(question: str) -> bool:
@@ -175,6 +206,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     person = _wants_person(question)
     described = [w.lower() for w in _surface(question, sorted(wanted.content - known)) if len(w) > 3]
     heads = RELATIVE_HEAD.findall(question)
+    succession = _SUCCESSION_Q.search(question)
     for order, passage, sentence in units:
         # a lifespan says when someone was born, not where ("Liesel Hartung-Brenner (7 June 1889 – 15 March 1971)
         # was a botanist" does not say where the garden's founder was born)
@@ -184,9 +216,9 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             tokens = {stem(w) for w in name.replace("-", " ").split()}
             if tokens <= known:
                 continue
-            said = ((tokens | _kinds(tokens)) & (wanted.content - known) or _head_is_a_kind(name, described)
+            said = ((tokens | _kinds(tokens, name)) & (wanted.content - known) or _head_is_a_kind(name, described)
                     or _called(name, sentence, described, heads) or _made_by(name, sentence, described))
-            kind_bonus = 0.5 if said else 0.0
+            kind_bonus = 0.5 if said or _succeeds(succession, name, sentence) else 0.0
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):
                 kind_bonus += 0.5  # an eponym: "Ansel *Drummore*" for "the amphipod Eurythenes *drummorei*"

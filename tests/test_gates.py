@@ -1948,3 +1948,32 @@ def test_a_who_question_answered_by_her_own_page_names_her():
 ])
 def test_a_value_must_be_of_the_asked_kind(question: str, sentence: str, title: str, typed: bool):
     assert check(asked(question), sentence, title=title).has_type is typed
+
+
+def test_bridge_candidates_named_after_their_noun_by_a_firm_or_in_a_succession():
+    """Session 22: three ways a sentence says which of its names the description is."""
+    # "the engine known as Old Maud": the described noun, then the name it is known by
+    mill = passage("mill", "Tomas Brecken ran Fellgate Mill until 1901. Under him the mill bought the steam engine "
+                           "known as Old Maud.", "Tomas Brecken")
+    engine = find_bridges("Which firm built the steam engine that Tomas Brecken bought for the mill?", [mill])
+    assert engine[0].entity == "Old Maud"
+    # a name ending in -works is a firm: "the company whose gift ..." is Orrel Chainworks, not the club
+    gift = passage("hut", "The Skarn Hut was built by the Skarn Climbing Club with a gift from Orrel Chainworks.",
+                   "Skarn Hut")
+    company = find_bridges("Who founded the company whose gift paid for the Skarn Hut?", [gift])
+    assert company[0].entity == "Orrel Chainworks"
+    # "X's predecessor" is the name X succeeded; "X's successor" the name that followed X
+    editor = passage("ashby", "Ansel Morrow edited the Dunley Post from 1880 to 1902. He succeeded Hugh Tamsin, under "
+                              "whom he had served. He was followed in the editorship by Ira Kell.", "Ansel Morrow")
+    before = find_bridges("Which paper did Ansel Morrow's predecessor as editor go on to edit?", [editor])
+    after = find_bridges("Where was Ansel Morrow's successor as editor born?", [editor])
+    assert before[0].entity == "Hugh Tamsin"
+    assert after[0].entity == "Ira Kell"
+
+
+def test_a_birth_date_is_no_date_of_another_event():
+    retire = asked("In what year did the racer who holds the course record retire?")
+    assert check(retire, "Ola Brenn (born 4 May 1980) is a retired downhill racer.").score == 0.0
+    assert check(retire, "Ola Brenn retired in 2019 after a shoulder injury.").score > 0.0
+    born = asked("In what year was the racer who holds the course record born?")
+    assert check(born, "Ola Brenn (born 4 May 1980) is a retired downhill racer.").score > 0.0
