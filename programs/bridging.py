@@ -188,7 +188,9 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     (none for a question that names what it asks about).
 
     A name scores the share of the question's words its sentence holds (with its passage title), plus 0.5
-    when it says what the description is ("Nessa *Clinic*" for "the clinic founded by") or is the eponym
+    when it says what the description is ("Nessa *Clinic*" for "the clinic founded by", "Halvard *Ropeworks*" for
+    "the company whose donation …") or held the post before or after the one the question names ("He *succeeded*
+    Edmund Fairlie" for "Cornelius Ashby's predecessor"), plus 0.5 when it is the eponym
     of a name in it ("Ansel *Drummore*" for "Eurythenes *drummorei*"), less 0.5 when the description is of
     a person and the name is a body or a place (0.25 when it is one word: a person is introduced by full name);
     a question that asks for the described thing itself ("What was Edvin Marrowby's home village?") has none.
