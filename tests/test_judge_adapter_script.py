@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+from project_scripts import load_script
 
 ROOT = Path(__file__).parents[1]
 
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("judge_adapter", ROOT / "scripts/judge_adapter.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["judge_adapter"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("judge_adapter")
 
 
 def test_candidates_read_development_sets_only_and_every_validation_corpus(script):

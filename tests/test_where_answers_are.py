@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).parents[1]
+from project_scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("where_answers_are", ROOT / "scripts/where_answers_are.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["where_answers_are"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("where_answers_are")
 
 
 def test_the_first_place_that_holds_a_gold_answer_counts(script):
