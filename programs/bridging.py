@@ -111,9 +111,9 @@ _WORKS = frozenset(stem(w) for w in ("company", "firm", "factory", "works"))
 """What a name whose last word ends in *-works* is ("Halvard *Ropeworks*", "the Orlanc *Glassworks*"): a firm."""
 
 
-def _kinds(tokens: set[str], name: str = "") -> frozenset[str]:
-    """What the name's words say it is ("slipway" -> shipyard, yard; "Ropeworks" -> company, firm)."""
-    last = name.replace("-", " ").split()[-1].lower() if name.strip() else ""
+def _kinds(tokens: set[str], name: str) -> frozenset[str]:
+    """What the name's words (``tokens``, stemmed) say it is ("slipway" -> shipyard, yard; "Ropeworks" -> company)."""
+    last = name.replace("-", " ").split()[-1].lower()
     works = _WORKS if len(last) > len("works") + 2 and last.endswith("works") else frozenset()
     return frozenset().union(works, *(_KIND_OF.get(t, frozenset()) for t in tokens))
 
