@@ -107,14 +107,15 @@ _KIND_OF: dict[str, frozenset[str]] = {
     }.items()}
 
 
-_WORKS = frozenset(stem(w) for w in ("company", "firm", "factory", "works"))
-"""What a name whose last word ends in *-works* is ("Halvard *Ropeworks*", "the Orlanc *Glassworks*"): a firm."""
+_WORKS = frozenset(stem(w) for w in ("company", "firm", "factory"))
+"""What a name whose last word ends in *-works* is ("Halvard *Ropeworks*", "the Orlanc *Glassworks*"): a firm. Not
+"works", whose stem is the verb's ("Which company did the engineer *work* for?" describes no -works name)."""
 
 
 def _kinds(tokens: set[str], name: str) -> frozenset[str]:
     """What the name's words (``tokens``, stemmed) say it is ("slipway" -> shipyard, yard; "Ropeworks" -> company)."""
     last = name.replace("-", " ").split()[-1].lower()
-    works = _WORKS if len(last) > len("works") + 2 and last.endswith("works") else frozenset()
+    works = _WORKS if len(last) > 7 and last.endswith("works") else frozenset()  # a compound: Ropeworks, not Works
     return frozenset().union(works, *(_KIND_OF.get(t, frozenset()) for t in tokens))
 
 

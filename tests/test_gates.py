@@ -13,7 +13,7 @@ import pytest
 from groundqa.judges import get_judge
 from groundqa.judges.lexical import features, stem
 from groundqa.programs.answerability import asked, check, plain_words, substitution
-from groundqa.programs.bridging import describes_entity, find_bridge, find_bridges, second_hop_target
+from groundqa.programs.bridging import _kinds, describes_entity, find_bridge, find_bridges, second_hop_target
 from groundqa.programs.context import NumberedContext
 from groundqa.programs.contradiction import asks_doer, conflict, find_contradiction
 from groundqa.programs.gates import GATE_NAMES, Gates
@@ -1962,6 +1962,10 @@ def test_bridge_candidates_named_after_their_noun_by_a_firm_or_in_a_succession()
                    "Skarn Hut")
     company = find_bridges("Who founded the company whose gift paid for the Skarn Hut?", [gift])
     assert company[0].entity == "Orrel Chainworks"
+    # a firm, not the verb "work" that shares the stem of "works"
+    assert stem("company") in _kinds({"chainwork"}, "Orrel Chainworks") and stem("work") not in _kinds(
+        {"chainwork"}, "Orrel Chainworks")
+    assert not _kinds({"work"}, "Works")  # one word "Works" is no compound name
     # "X's predecessor" is the name X succeeded; "X's successor" the name that followed X
     editor = passage("ashby", "Ansel Morrow edited the Dunley Post from 1880 to 1902. He succeeded Hugh Tamsin, under "
                               "whom he had served. He was followed in the editorship by Ira Kell.", "Ansel Morrow")
