@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from groundqa.hypernyms import names_a_kind_of
-from groundqa.judges.lexical import KINSHIP, LIFESPAN, features, stem
+from groundqa.judges.lexical import KINSHIP, LIFESPAN, NOT_A_PERSON, features, stem
 from groundqa.judges.paraphrase import said_otherwise, stemmed_groups
 from groundqa.text import strip_citations
 
@@ -644,6 +644,23 @@ class Answerability:
                 + ", ".join(self.missing) + "): answer from a sentence that states it, or reply NOT IN SOURCES.")
 
 
+def names_someone(what: Asked, text: str) -> bool:
+    """Whether ``text`` names a person the question does not (a name that is no place or body)."""
+    asked_words = features(what.question).tokens
+    return any(set(name) - asked_words for name in features(text).names if not set(name) & NOT_A_PERSON)
+
+
+def _in_term(what: Asked, term: str, text: str) -> bool:
+    """Whether ``term`` is a year inside a term ``text`` states for someone the question does not name, its subject
+    ("*Anton Belair* served from 1998 to 2004" says who was mayor in 2001). Only a who-question is answered so: a
+    thing's years of service ("*The Petrel* was operated from 1884 to 1931") or an officer's term say nothing else
+    of a year (not the union's membership in 1926, nor who drowned in 1921)."""
+    if what.kind != "person" or not features(text).spans_year(term):
+        return False
+    subject = re.match(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)+", text.strip())  # a full name opens it
+    return subject is not None and names_someone(what, subject.group(0))
+
+
 def _term_present(term: str, answer: frozenset[str], prefixes: frozenset[str]) -> bool:
     if term in answer or (len(term) >= 5 and term[:5] in prefixes):
         return True
@@ -814,6 +831,7 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
     terms = unsaid(what, known) or what.main
     return any(_term_present(t, content, frozenset() if t[:5] in described else feats.prefixes)
                or _said_by_sign(t, text)  # "It rises to 2,948 *m*" says how tall
+               or _in_term(what, t, text)  # "Anton Belair served from 1998 to 2004" for "in 2001"
                for t in (*terms, *((what.slot,) if what.slot else ()),
                          *((what.event,) if what.event and what.kind == "person" else ()))) or (
         # a kind of the asked noun mentions it where the main clause asks for it ("What kind of *business* did he
@@ -940,7 +958,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     # a lifespan ("(1884–1962)") says *when* someone was born and died, not where
     said = feats.content | (feats.tokens & _LIFE_EVENTS) if what.kind == "date" else feats.content
     missing = tuple(t for t in what.attribute if not _term_present(t, said, feats.prefixes)
-                    and not _said_by_sign(t, text))
+                    and not _said_by_sign(t, text) and not _in_term(what, t, text))
     missing = tuple(t for t in missing if t not in what.optional and not _head_said(what, t, text)
                     # "What *breed* of dog …?": a kind of dog named ("a German Shepherd") says the breed too
                     and not ((t == what.category_term or t in _KIND_WORDS) and _kind_said(what, text)))
@@ -979,5 +997,5 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     return Answerability(round(coverage if typed else 0.0, 4), typed, round(coverage, 4), missing)
 
 
-__all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "describes_by_role", "holds_value", "mentions", "plain_words", "substitution", "unsaid",
+__all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "describes_by_role", "holds_value", "mentions", "names_someone", "plain_words", "substitution", "unsaid",
            "value_beside"]

@@ -43,6 +43,9 @@ class Bridge:
     chunk_id: str
     sentence: str
     query: str
+    asks: str = ""
+    """The question the second hop answers, where it is not the question itself: a year bridge asks it of the year
+    (:mod:`.year_bridge`: "Which mayor was in charge of Port Vessany in 2001?")."""
 
 
 # A rank or office written before a full name; the name is what the other passages use.
@@ -179,6 +182,16 @@ def _succeeds(succession: re.Match[str] | None, name: str, sentence: str) -> boo
                      sentence) is not None
 
 
+def _dated_by(name: str, sentence: str, years: frozenset[str]) -> bool:
+    """Whether ``sentence`` lists several names each with a year, and gives ``name`` one of ``years`` (the question's):
+    "Piet Arvo won in 2015, *Lena Quint* again in *2016*, Tobin Maro in 2017" for "the 2016 winner"."""
+    if not years or len(re.findall(r"\b(?:1\d{3}|20\d{2})\b", sentence)) < 2:
+        return False
+    # the year after the name, before the next capitalised word
+    return any(m.group(1) in years for m in re.finditer(
+        rf"\b{re.escape(name)}\b[^A-Z.;]{{0,30}}?\b(1\d{{3}}|20\d{{2}})\b", sentence))
+
+
 def _wants_person(question: str) -> bool:
     """The description's head is a person ("the guide who …", "the composer of …", "the man honoured …")."""
     return bool(_PERSON_HEAD.search(question))
@@ -190,8 +203,9 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
 
     A name scores the share of the question's words its sentence holds (with its passage title), plus 0.5
     when it says what the description is ("Nessa *Clinic*" for "the clinic founded by", "Halvard *Ropeworks*" for
-    "the company whose donation …") or held the post before or after the one the question names ("He *succeeded*
-    Edmund Fairlie" for "Cornelius Ashby's predecessor"), plus 0.5 when it is the eponym
+    "the company whose donation …"), held the post before or after the one the question names ("He *succeeded*
+    Edmund Fairlie" for "Cornelius Ashby's predecessor") or has the question's year in a list of names with years
+    ("Lena Quint again in 2016" for "the 2016 winner"), plus 0.5 when it is the eponym
     of a name in it ("Ansel *Drummore*" for "Eurythenes *drummorei*"), less 0.5 when the description is of
     a person and the name is a body or a place (0.25 when it is one word: a person is introduced by full name);
     a question that asks for the described thing itself ("What was Edvin Marrowby's home village?") has none.
@@ -210,6 +224,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     described = [w.lower() for w in _surface(question, sorted(wanted.content - known)) if len(w) > 3]
     heads = RELATIVE_HEAD.findall(question)
     succession = _SUCCESSION_Q.search(question)
+    years = features(question).years
     for order, passage, sentence in units:
         # a lifespan says when someone was born, not where ("Liesel Hartung-Brenner (7 June 1889 – 15 March 1971)
         # was a botanist" does not say where the garden's founder was born)
@@ -221,7 +236,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
                 continue
             said = ((tokens | _kinds(tokens, name)) & (wanted.content - known) or _head_is_a_kind(name, described)
                     or _called(name, sentence, described, heads) or _made_by(name, sentence, described))
-            kind_bonus = 0.5 if said or _succeeds(succession, name, sentence) else 0.0
+            kind_bonus = 0.5 if said or _succeeds(succession, name, sentence) or _dated_by(name, sentence, years) else 0.0
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):
                 kind_bonus += 0.5  # an eponym: "Ansel *Drummore*" for "the amphipod Eurythenes *drummorei*"

@@ -153,7 +153,8 @@ def conflict(claim: TextFeatures, unit: TextFeatures) -> tuple[ConflictKind, str
     if negated:
         return "negation", "denies it", set()
     claimed, stated = set(claim.years), set(unit.years)  # as written: "1,400 seats" is no year
-    if claimed and stated and not claimed & stated:
+    # a year inside a term the sentence states is no other year ("served from 1998 to 2004" for 2001)
+    if claimed and stated and not claimed & stated and not all(unit.spans_year(y) for y in claimed):
         return "year", f"gives {', '.join(sorted(stated))}, not {', '.join(sorted(claimed))}", claimed
     if names_conflict(claim.names, unit.names, claim.tokens):
         return "person", "names another person", {t for name in claim.names for t in name[:-1]}

@@ -28,7 +28,7 @@ from groundqa.judges.lexical import NOT_A_PERSON, features
 from groundqa.store.embeddings import get_embedder
 from groundqa.text import content_words, opening, split_sentences, strip_citations
 
-from .answerability import Answerability, Asked, asked, check, holds_value, value_beside
+from .answerability import Answerability, Asked, asked, check, holds_value, names_someone, value_beside
 from .bridging import Bridge, about
 from .context import NumberedContext
 
@@ -94,6 +94,8 @@ def rank_sentences(question: str, context: NumberedContext, queries: Sequence[st
     scored: list[ScoredSentence] = []
     for (number, sentence, title, before), vector in zip(candidates, sentence_vectors, strict=True):
         words = set(content_words(sentence)) | set(content_words(title))
+        spans = features(sentence).spans  # a year inside a stated term counts as said ("from 1998 to 2004": 2001)
+        words |= {w for ask in asks for w in ask if spans and w.isdigit() and features(sentence).spans_year(w)}
         best = max(
             0.6 * sum(a * b for a, b in zip(q, vector, strict=True)) + 0.4 * (len(ask & words) / len(ask) if ask else 0.0)
             for q, ask in zip(probe_vectors, asks, strict=True)
@@ -170,9 +172,11 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
             continue  # a type asked of the bridge ("the *profession* of the man whose …") is said about it
         # the naming sentence covers the description ("the guide who led the first ascent"); the value asked
         # for (where he was born) must be in the second hop's sentence itself
+        # a bridge that asks its own question of the second hop (a year bridge: "… mayor … in 2001?") is answered by
+        # the second hop alone: the lead is quoted, not read for the description
         verdict = check(what, candidate.text, title=f"{passage.title}. {candidate.before}",
                         conflict_coverage=conflict_coverage, about=openings[candidate.number],
-                        lead=_read_in_place(context, lead))
+                        lead="" if bridge is not None and bridge.asks else _read_in_place(context, lead))
         if verdict.score < answerability:
             out.shortfall = out.shortfall or verdict
             continue
@@ -192,7 +196,7 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
         out.shortfall = None
         quoted: list[str] = []
         for c in out.chosen:  # the title once, where no sentence before named someone
-            named_before = any(_names_someone(what, q) for q in quoted)
+            named_before = any(names_someone(what, q) for q in quoted)
             text = c.text.rstrip() if named_before else _named(what, c.text, context.passages[c.number - 1].title)
             quoted.append(f"{text} [{c.number}]")
         out.answer = " ".join(quoted)
@@ -213,12 +217,6 @@ def _named(what: Asked, sentence: str, title: str) -> str:
     words = features(title)
     if features(what.question).tokens & set(words.content) or set(words.content) & NOT_A_PERSON:
         return text  # the question's own person, or a page about a place or a body
-    if _names_someone(what, text):
+    if names_someone(what, text):
         return text  # the sentence names someone itself
     return f"{title}: {text}"
-
-
-def _names_someone(what: Asked, text: str) -> bool:
-    """Whether ``text`` names a person the question does not (a name that is no place or body)."""
-    asked_words = features(what.question).tokens
-    return any(set(name) - asked_words for name in features(text).names if not set(name) & NOT_A_PERSON)

@@ -59,6 +59,7 @@ from .rescue import Rescue, rescue_answer
 from .retriever import Retriever
 from .selection import SELECTABLE, Candidate, Selector, Signals, read_signals
 from .synthesizer import CitedSynthesizer
+from .year_bridge import DatedQuestion, dated_question, find_year_bridge
 
 GENERATION_FAILURES = {"format", "empty"}  # violation keys that mean the LM produced nothing usable
 
@@ -265,7 +266,7 @@ class GroundedQA(dspy.Module):
             if rescued is not None:
                 self._finish(result, rescued.answer, context, [rescued.support], mode="extractive")
             return
-        self._synthesize(question, result, context, state, bridge, citable)
+        self._synthesize(bridge.asks if bridge and bridge.asks else question, result, context, state, bridge, citable)
 
     # -- selection -------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -366,6 +367,10 @@ class GroundedQA(dspy.Module):
         Its best passage is shown right after the passage that named it, so both survive the context cut;
         it counts as evidence from ``gates.bridge_floor``. What is shown depends on the sizes only, never on
         a threshold (a calibration trial re-asks nothing)."""
+        dated = dated_question(question) if self.config.bridging else None
+        by_year = self._year_bridge(dated, passages, state) if dated is not None else None
+        if by_year is not None:
+            return by_year
         candidates = find_bridges(question, passages, limit=self.gates.bridge_candidates) if self.config.bridging else []
         chosen: tuple[Bridge, list[Passage], Passage] | None = None
         verified = False
@@ -395,6 +400,39 @@ class GroundedQA(dspy.Module):
         pair = (first.chunk_id, target.chunk_id)
         rest = merge_passages([p for p in passages if p.chunk_id not in pair], [p for p in hop if p.chunk_id not in pair])
         return [first, target, *rest], bridge, {p.chunk_id for p in hop}
+
+    def _year_bridge(self, dated: DatedQuestion, passages: list[Passage], state: RunState
+                     ) -> tuple[list[Passage], Bridge, set[str]] | None:
+        """A bridge by a year (:mod:`.year_bridge`) for a question dated by an event: one retrieval for the event,
+        one for the question asked of the year the event's sentence gives; kept where a passage of the second
+        (the first ``gates.bridge_candidates`` tried) holds a sentence that answers the question of that year,
+        read after the event's sentence. ``None`` (the name bridges are tried) otherwise."""
+        if state.usage.retrieval_calls + 2 > state.budgets.max_retrievals:
+            return None
+        with stage_scope("bridge"):
+            events = self._retrieve(dated.event)
+        bridge = find_year_bridge(dated, events)
+        if bridge is None:
+            state.note(f"bridge: no passage gives the year of {dated.event!r}")
+            return None
+        with stage_scope("bridge"):
+            hop = self._retrieve(bridge.query)
+        first = next(p for p in events if p.chunk_id == bridge.chunk_id)
+        budgets = self.config.budgets
+        for target in [p for p in hop if p.chunk_id != first.chunk_id][: self.gates.bridge_candidates]:
+            trial = extractive_answer(bridge.asks, build_context([first, target], budgets.max_context_chars,
+                                                                 budgets.context_policy),
+                                      floor=0.0, answerability=1e-9, bridge=bridge)
+            if any(c.number == 2 for c in trial.chosen):
+                break
+        else:
+            state.note(f"bridge: no passage says {bridge.asks!r}")
+            return None
+        state.emit("bridge", entity=bridge.entity, query=bridge.query, chunk_id=bridge.chunk_id)
+        state.note(f"bridge: the first hop dates {dated.event!r} to {bridge.entity}; asked {bridge.asks!r}")
+        pair = (first.chunk_id, target.chunk_id)
+        rest = merge_passages([p for p in passages if p.chunk_id not in pair], [p for p in hop if p.chunk_id not in pair])
+        return [first, target, *rest], bridge, {first.chunk_id, *(p.chunk_id for p in hop)}
 
     def _answers_itself(self, question: str, passages: list[Passage]) -> bool:
         """Whether the first hop's best passage holds a sentence that says all of what was asked ("Its research

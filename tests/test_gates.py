@@ -1981,3 +1981,25 @@ def test_a_birth_date_is_no_date_of_another_event():
     assert check(retire, "Ola Brenn retired in 2019 after a shoulder injury.").score > 0.0
     born = asked("In what year was the racer who holds the course record born?")
     assert check(born, "Ola Brenn (born 4 May 1980) is a retired downhill racer.").score > 0.0
+
+
+def test_a_list_of_names_with_years_gives_the_name_of_the_asked_year():
+    # "the 2016 winner" is the name the list gives 2016, not the first or the most frequent one
+    regatta = passage("regatta", "The Strait Regatta is a dinghy race. Its winners: Piet Arvo won in 2012, Lena Quint "
+                                 "in 2014, Piet Arvo again in 2015, Lena Quint again in 2016 and Tobin Maro in 2017.",
+                      "Strait Regatta")
+    winner = find_bridges("In what year did the grandfather of the 2016 Strait Regatta winner arrive on the island?",
+                          [regatta])
+    assert winner[0].entity == "Lena Quint"
+    assert find_bridges("Where was the winner of the 2017 Strait Regatta born?", [regatta])[0].entity == "Tobin Maro"
+
+
+def test_a_kin_relation_and_an_arrival_said_from_the_other_side():
+    # "Lena Quint is the granddaughter of Amos Quint" says who her grandfather is; "came to" is "arrived"
+    what = asked("In what year did the grandfather of Lena Quint arrive on Calder Island?")
+    lead = "Lena Quint is the granddaughter of Amos Quint, the first resident doctor of Calder Island."
+    arrival = "He came to Calder Island in 1958 as its first resident doctor."
+    assert check(what, arrival, title="Amos Quint. ", lead=lead).missing == ()
+    assert "grandfather" in check(what, arrival, title="Amos Quint. ",
+                                  lead="Lena Quint is a neighbour of Amos Quint.").missing
+    assert "arriv" in check(what, "He left Calder Island in 1958.", title="Amos Quint. ", lead=lead).missing

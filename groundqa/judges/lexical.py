@@ -78,6 +78,11 @@ PREFIX = 5
 _TOKEN = re.compile(r"\d{3}0s\b|\d[\d,]*(?:\.\d+)?|[A-Za-z\u00C0-\u024F]+(?:'[A-Za-z]+)?")
 _DECADE = re.compile(r"\d{3}0s")
 _YEAR = re.compile(r"1\d{3}|20\d{2}")
+# A span of years stated as a term ("served *from 1998 to 2004*", "*between 1921 and 1934*", "the *1998–2004* term");
+# not a lifespan in brackets ("Ilse Varga (1921–2009)"), which dates a life, not a term.
+_Y = r"(1\d{3}|20\d{2})"
+_SPAN = re.compile(rf"\b(?:from|between)\s+{_Y}\s+(?:to|until|till|through|and)\s+{_Y}\b"
+                   rf"|(?<![(\d])\b{_Y}\s*[\u2013\u2014-]\s*{_Y}\b(?!\s*\))")
 # "Ilse Varga (1921–2009)" states birth and death; "(d. 1903)" states death.
 # "(1861–1934)", "(2 March 1902 - 17 October 1979)", "(11 January 1861 – 2 March 1931)"
 _DAY_MONTH = r"(?:\d{1,2}\s+[A-Z][a-z]+\s+|[A-Z][a-z]+\s+\d{1,2},?\s+)?"
@@ -145,12 +150,20 @@ class TextFeatures:
     """5-letter prefixes of the longer word tokens ("volcanic" -> "volca"): near-matches across word forms."""
     years: frozenset[str] = frozenset()
     """Years as written ("1952", not "1,400", which is a quantity; not "1960s", which is a decade)."""
+    spans: frozenset[tuple[int, int]] = frozenset()
+    """Spans of years stated as terms ("from 1998 to 2004" -> ``(1998, 2004)``): each year inside is covered."""
+
+    def spans_year(self, year: str) -> bool:
+        """Whether a stated span of years holds ``year`` ("served from 1998 to 2004" holds 2001)."""
+        return year.isdigit() and any(start <= int(year) <= end for start, end in self.spans)
 
     def covers(self, token: str) -> bool:
         """``token`` occurs here, exactly or as a word sharing its 5-letter prefix ("volcano"/"volcanic"); a
         decade ("1960s") where a year of it does ("1967")."""
         if _DECADE.fullmatch(token):
             return token in self.tokens or any(year[:3] == token[:3] for year in self.years)
+        if self.spans and _YEAR.fullmatch(token) and self.spans_year(token):
+            return True
         return token in self.tokens or (len(token) >= PREFIX and token.isalpha() and token[:PREFIX] in self.prefixes)
 
     def covers_misspelt(self, token: str) -> bool:
@@ -214,7 +227,18 @@ def features(text: str) -> TextFeatures:
         names=tuple(_names(raw)), negated=frozenset(_negated_heads(text)),
         prefixes=frozenset(t[:PREFIX] for t in tokens if len(t) >= PREFIX and t.isalpha()),
         years=frozenset(y for w in raw if _YEAR.fullmatch(y := w.rstrip(","))),
+        spans=frozenset(_spans(text)),
     )
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """The spans of years ``text`` states as terms (:data:`_SPAN`), earlier year first."""
+    out = []
+    for match in _SPAN.finditer(text):
+        start, end = (int(y) for y in match.groups() if y is not None)
+        if start <= end:
+            out.append((start, end))
+    return out
 
 
 @lru_cache(maxsize=100_000)

@@ -47,6 +47,11 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "home": "born native birthplace live lived",  # "his *home* village" / "born in the village of"
     "hometown": "born native birthplace grew",
     "birthplace": "born native",
+    "arrive": "came come arrival reached settled",  # "when did he *arrive* on the island" / "he *came* to the island"
+    # a kin relation said from the other side: "Lena Quint is the *granddaughter* of Amos Quint" says who her
+    # grandfather is
+    "grandfather": "granddaughter grandson grandchild", "grandmother": "granddaughter grandson grandchild",
+    "granddaughter": "grandfather grandmother grandparent", "grandson": "grandfather grandmother grandparent",
     "rebuild": "restoration restored rebuilt reconstruction repair repaired",
     "play": "player played",
     "start": "found founded establish established set begin began",  # "who *started* the school"

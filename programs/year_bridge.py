@@ -1,0 +1,123 @@
+"""Bridge by a year: a question that dates what it asks by an event, not by a year.
+
+"Which mayor was in charge of Port Vessany when the Museum of the Sea first opened?" names no mayor and no year.
+One document dates the event ("The Museum of the Sea opened in 2001"), another lists the terms of office ("Anton
+Belair served from 1998 to 2004"); no sentence holds both, and the words of the question reach only the first. The
+bridge is the year: the event's own sentence gives it, and the question is then asked again with it ("Which mayor was
+in charge of Port Vessany in 2001?"), which a term that holds the year answers
+(:meth:`~groundqa.judges.lexical.TextFeatures.spans_year`). The answer quotes both sentences, each cited.
+
+Only a who- or which-question whose time is set by a clause ("when …", "in the year …", "at the time …") is bridged
+this way, and only where the event's sentence says the event and gives a year; a question that gives its year
+("… in 2001?") needs no bridge.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from groundqa.judges.lexical import LIFESPAN, features, stem
+from groundqa.signatures.types import Passage
+from groundqa.text import split_sentences, strip_citations
+
+from .answerability import asked
+from .bridging import Bridge
+
+# the time of what is asked, set by an event: "… *when* the museum first opened", "… *in the year* Colm Ardley became
+# harbor master", "… *at the time* the strike began"
+_DATED_BY = re.compile(r"^(?P<main>(?:who|whom|which|what)\b.+?),?\s+(?:when|in the year(?: that| when)?|"
+                       r"(?:at|by) the time(?: that| when)?|while)\s+(?P<event>[^?]+?)\W*$", re.I)
+_YEAR = re.compile(r"\b(1\d{3}|20\d{2})\b")
+_BORN = re.compile(r"\(born (?:on )?(?:\d{1,2} [A-Z][a-z]+ )?\d{4}(?: in [^)]*)?\)|" + LIFESPAN.pattern)
+"""A birth date in brackets: when someone was born, not when the event happened."""
+# an event that begins or ends a term dates by the term's first or last year ("became harbor master" in "was the
+# harbor master from 1996 to 2013")
+_STARTS = frozenset(stem(w) for w in re.findall(r"[a-z]+", """become became becomes began begin begins start started
+    starts appointed elected joined took take named"""))
+_ENDS = frozenset(stem(w) for w in re.findall(r"[a-z]+", "left leave retired retire resigned resign ended end stepped "
+                                                         "died die lost"))
+_MIN_COVERAGE = 0.6
+"""Share of the event's words that its dating sentence (with its passage title) must hold."""
+
+
+@dataclass(frozen=True)
+class DatedQuestion:
+    """A question split at the clause that dates it: ``main`` asks, ``event`` dates."""
+
+    main: str
+    event: str
+
+    def at(self, year: str) -> str:
+        """The question asked of a year ("Which mayor was in charge of Port Vessany in 2001?")."""
+        return f"{self.main} in {year}?"
+
+
+_KINDS = frozenset(("person", "organisation"))
+
+
+def dated_question(question: str) -> DatedQuestion | None:
+    """``question`` split at an event clause that sets its time, or ``None`` (no such clause, a when-question, a
+    clause that gives its own year, or an answer that is not someone or a body: a term of office holds a name)."""
+    match = _DATED_BY.match(question.strip())
+    if match is None or _YEAR.search(match.group("event")) or asked(question).kind not in _KINDS:
+        return None
+    main, event = match.group("main").strip(), match.group("event").strip()
+    if len(features(event).content) < 2:  # "… when it opened": nothing to find the event by
+        return None
+    return DatedQuestion(main, event)
+
+
+def event_year(event: str, sentence: str) -> str | None:
+    """The year ``sentence`` gives the ``event``: its only year, the first or last of a stated term where the event
+    begins or ends one ("became harbor master": 1996 of "harbor master from 1996 to 2013"), else the first year after
+    the event's last word that it holds (else the last year before). Birth dates do not date events."""
+    text = _BORN.sub(" ", sentence)
+    years = [(m.start(), m.group(1)) for m in _YEAR.finditer(text)]
+    if not years:
+        return None
+    if len(years) == 1:
+        return years[0][1]
+    said = features(event).tokens
+    spans = sorted(features(text).spans)
+    if spans and said & _STARTS:
+        return str(spans[0][0])
+    if spans and said & _ENDS:
+        return str(spans[0][1])
+    # the event's last word that the sentence has is usually its verb ("the series was first *shown*" in "painted in
+    # 2014 and first *shown* in 2015")
+    words = [stem(w) for w in re.findall(r"[A-Za-z]+", event)]
+    places = {stem(m.group(0)): m.start() for m in reversed(list(re.finditer(r"[A-Za-z]+", text)))}
+    at = next((places[w] for w in reversed(words) if w in places and w in features(event).content), None)
+    if at is None:
+        return years[0][1]
+    after = [y for pos, y in years if pos > at]
+    return after[0] if after else years[-1][1]
+
+
+def find_year_bridge(dated: DatedQuestion, passages: Sequence[Passage], max_passages: int = 3) -> Bridge | None:
+    """The sentence of ``passages`` (the best ``max_passages`` of a retrieval for the event) that dates the event
+    and the year it gives, as a :class:`~.bridging.Bridge` whose second hop asks the question of that year; ``None``
+    where no sentence holds the event's names and most of its words, with a year."""
+    wanted = features(dated.event)
+    names = {t for name in wanted.names for t in name}
+    best: tuple[float, Bridge] | None = None
+    for order, passage in enumerate(passages[:max_passages]):
+        for raw in split_sentences(passage.text):
+            sentence = strip_citations(raw)
+            unit = features(f"{passage.title}. {sentence}")
+            if not all(unit.covers(t) for t in names):
+                continue
+            coverage = sum(unit.covers(t) for t in wanted.content) / len(wanted.content)
+            year = event_year(dated.event, sentence) if coverage >= _MIN_COVERAGE else None
+            if year is None:
+                continue
+            score = coverage - 0.01 * order
+            if best is None or score > best[0]:
+                best = (score, Bridge(entity=year, chunk_id=passage.chunk_id, sentence=sentence,
+                                      query=f"{dated.main} {year}", asks=dated.at(year)))
+    return best[1] if best else None
+
+
+__all__ = ["DatedQuestion", "dated_question", "event_year", "find_year_bridge"]
