@@ -30,6 +30,9 @@ from .bridging import Bridge
 _DATED_BY = re.compile(r"^(?P<main>(?:who|whom|which|what)\b.+?),?\s+(?:when|in the year(?: that| when)?|"
                        r"(?:at|by) the time(?: that| when)?|while)\s+(?P<event>[^?]+?)\W*$", re.I)
 _YEAR = re.compile(r"\b(1\d{3}|20\d{2})\b")
+# the main clause asks something *of* the holder ("the maiden name of the mother *of the* harbour master", "the
+# *mayor's* wife"): the term answers who held the post, a hop short of that
+_OF_THE_HOLDER = re.compile(r"\bof (?:the|his|her|its|their) [a-z]|\bthe [a-z]+(?: [a-z]+)?['’]s [a-z]")
 _BORN = re.compile(r"\(born (?:on )?(?:\d{1,2} [A-Z][a-z]+ )?\d{4}(?: in [^)]*)?\)|" + LIFESPAN.pattern)
 """A birth date in brackets: when someone was born, not when the event happened."""
 # an event that begins or ends a term dates by the term's first or last year ("became harbor master" in "was the
@@ -59,11 +62,14 @@ _KINDS = frozenset(("person", "organisation"))
 
 def dated_question(question: str) -> DatedQuestion | None:
     """``question`` split at an event clause that sets its time, or ``None`` (no such clause, a when-question, a
-    clause that gives its own year, or an answer that is not someone or a body: a term of office holds a name)."""
+    clause that gives its own year, an answer that is not someone or a body, or a main clause that asks something of
+    the holder: a term of office gives the holder's name, nothing more)."""
     match = _DATED_BY.match(question.strip())
     if match is None or _YEAR.search(match.group("event")) or asked(question).kind not in _KINDS:
         return None
     main, event = match.group("main").strip(), match.group("event").strip()
+    if _OF_THE_HOLDER.search(main):
+        return None
     if len(features(event).content) < 2:  # "… when it opened": nothing to find the event by
         return None
     return DatedQuestion(main, event)

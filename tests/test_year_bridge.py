@@ -79,6 +79,9 @@ def test_a_question_dated_by_an_event_is_split_at_its_clause(question: str, main
     "Who was mayor of Port Vessany in 2001?",  # gives its year
     "What was the fare when the bridge opened?",  # a term holds a name, not a fare
     "Who was mayor when it opened?",  # nothing to find the event by
+    # something asked of the holder: a term gives the holder's name only
+    "What was the maiden name of the mother of the harbour master in office when the Varnholt Bridge opened?",
+    "Who was the mayor's wife when the museum opened?",
 ])
 def test_other_questions_are_not_dated_by_an_event(question: str):
     assert dated_question(question) is None
