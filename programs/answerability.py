@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from groundqa.hypernyms import names_a_kind_of
-from groundqa.judges.lexical import KINSHIP, LIFESPAN, NOT_A_PERSON, features, stem
+from groundqa.judges.lexical import KINSHIP, LIFESPAN, NOT_A_PERSON, features, stem, term_spans
 from groundqa.judges.paraphrase import said_otherwise, stemmed_groups
 from groundqa.text import strip_citations
 
@@ -237,7 +237,10 @@ _DESCRIPTION = re.compile(
     rf"sold|bought|began|chose|took)\b"
     # a person described by what was done to or for them ("the man *honoured in* the name of …", "the woman
     # buried at …"): a reduced relative clause
-    rf"|\bthe (?:[a-z]+ )?(?:man|woman|person|men|women|people|boy|girl) [a-z]+(?:ed|en|wn) (?:in|at|on|by|for|after|from|to|as)\b")
+    rf"|\bthe (?:[a-z]+ )?(?:man|woman|person|men|women|people|boy|girl) [a-z]+(?:ed|en|wn) (?:in|at|on|by|for|after|from|to|as)\b"
+    # the first, last or only one to do something ("the *first woman to serve* as Collector of Customs"): an
+    # infinitive relative clause
+    rf"|\bthe (?:first|last|only|second|third|[a-z]+est) (?:[a-z]+ )?[a-z]+ to (?!be\b)[a-z]+\b")
 
 
 RELATIVE_HEAD = re.compile(r"\b([a-z]{3,}) (?:who|whom|whose|which|that|where)\b")
@@ -650,15 +653,22 @@ def names_someone(what: Asked, text: str) -> bool:
     return any(set(name) - asked_words for name in features(text).names if not set(name) & NOT_A_PERSON)
 
 
+_FULL_NAME = re.compile(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)+")
+
+
 def _in_term(what: Asked, term: str, text: str) -> bool:
-    """Whether ``term`` is a year inside a term ``text`` states for someone the question does not name, its subject
-    ("*Anton Belair* served from 1998 to 2004" says who was mayor in 2001). Only a who-question is answered so: a
-    thing's years of service ("*The Petrel* was operated from 1884 to 1931") or an officer's term say nothing else
-    of a year (not the union's membership in 1926, nor who drowned in 1921)."""
-    if what.kind != "person" or not features(text).spans_year(term):
+    """Whether ``term`` is a year inside a term ``text`` states for someone the question does not name: the full
+    name written last before the span ("*Anton Belair* served from 1998 to 2004", "He was succeeded by *Tobias
+    Wrenfield*, who was collector from 1858 to 1873" say who held the post in 2001, in 1867). Only a who-question is
+    answered so: a thing's years of service ("The Petrel was operated by the Pilotage *Board* from 1884 to 1931") or
+    an officer's term say nothing else of a year (not the union's membership in 1926, nor who drowned in 1921)."""
+    if what.kind != "person" or not term.isdigit():
         return False
-    subject = re.match(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)+", text.strip())  # a full name opens it
-    return subject is not None and names_someone(what, subject.group(0))
+    for start, end, offset in term_spans(text):
+        holders = _FULL_NAME.findall(text[:offset])
+        if start <= int(term) <= end and holders and names_someone(what, holders[-1]):
+            return True
+    return False
 
 
 def _term_present(term: str, answer: frozenset[str], prefixes: frozenset[str]) -> bool:

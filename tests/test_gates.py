@@ -2003,3 +2003,15 @@ def test_a_kin_relation_and_an_arrival_said_from_the_other_side():
     assert "grandfather" in check(what, arrival, title="Amos Quint. ",
                                   lead="Lena Quint is a neighbour of Amos Quint.").missing
     assert "arriv" in check(what, "He left Calder Island in 1958.", title="Amos Quint. ", lead=lead).missing
+
+
+def test_the_first_one_to_do_something_is_a_description_and_a_shipworks_a_shipyard():
+    # "the first woman to serve as Collector" describes someone another page names; "the last keeper to be
+    # appointed" too; a question about a name is no description
+    assert describes_entity("In what year was the first woman to serve as Collector of Customs at Varnholt born?")
+    assert not describes_entity("In what year was Hanna Drevik born?")
+    assert stem("shipyard") in _kinds({stem("shipworks")}, "Brask Shipworks")
+    built = passage("vigilant", "The Vigilant was a steam revenue cutter. She was built by Brask Shipworks at "
+                                "Varnholt and launched in 1896, replacing the sailing cutter Sentinel.", "Vigilant")
+    assert find_bridges("In what year was the shipyard that built the steam cutter Vigilant founded?",
+                        [built])[0].entity == "Brask Shipworks"

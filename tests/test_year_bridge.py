@@ -46,6 +46,13 @@ def test_a_term_that_holds_the_asked_year_answers_who_held_the_post():
     title = "Mayors of Port Vessany. This list covers the mayors of Port Vessany."
     assert check(what, "Anton Belair served from 1998 to 2004 and resigned.", title=title).has_type
     assert not check(what, "Dora Feld served from 2012 to 2016.", title=title).has_type
+    # the holder is the name written last before the term, wherever the sentence starts
+    collector = asked("Who was Collector of Customs at Varnholt in 1867?")
+    title = "Collectors of Customs at Varnholt. Aldous Penry, the first collector, served from 1841 to 1858."
+    assert check(collector, "He was succeeded by Tobias Wrenfield, who was collector from 1858 to 1873.",
+                 title=title).has_type
+    assert not check(collector, "He was succeeded by Tobias Wrenfield, who was collector from 1873 to 1889.",
+                     title=title).has_type
 
 
 @pytest.mark.parametrize("question, sentence", [

@@ -231,14 +231,20 @@ def features(text: str) -> TextFeatures:
     )
 
 
-def _spans(text: str) -> list[tuple[int, int]]:
-    """The spans of years ``text`` states as terms (:data:`_SPAN`), earlier year first."""
+def term_spans(text: str) -> list[tuple[int, int, int]]:
+    """``(start, end, offset)`` of each span of years ``text`` states as a term (:data:`_SPAN`), ``offset`` being
+    where it is written."""
     out = []
     for match in _SPAN.finditer(text):
         start, end = (int(y) for y in match.groups() if y is not None)
         if start <= end:
-            out.append((start, end))
+            out.append((start, end, match.start()))
     return out
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """The spans of years ``text`` states as terms (:data:`_SPAN`), earlier year first."""
+    return [(start, end) for start, end, _ in term_spans(text)]
 
 
 @lru_cache(maxsize=100_000)
@@ -310,7 +316,7 @@ def negated_clause(sentence: str) -> str:
 
 
 # The last word of a name that is a body or a place, never a person ("Orvenau Alpine *Club*").
-NOT_A_PERSON = frozenset(stem(w) for w in ["club", "institute", "institution", "museum", "station", "company", "systems", "society", "school", "university", "college", "academy", "island", "lake", "river", "glacier", "valley", "mountain", "peak", "street", "square", "bridge", "hall", "church", "chapel", "library", "garden", "trust", "foundation", "council", "committee", "orchestra", "festival", "league", "party", "railway", "line", "port", "harbour", "harbor", "shipyard", "slipways", "works", "press", "gazette", "house", "hotel", "hospital", "clinic", "centre", "center", "laboratory", "observatory", "park", "reserve", "strait", "sea", "bay", "ridge", "pass", "village", "town", "city", "county", "province", "region", "district"])
+NOT_A_PERSON = frozenset(stem(w) for w in ["club", "institute", "institution", "museum", "station", "company", "systems", "society", "school", "university", "college", "academy", "island", "lake", "river", "glacier", "valley", "mountain", "peak", "street", "square", "bridge", "hall", "church", "chapel", "library", "garden", "trust", "foundation", "council", "committee", "orchestra", "festival", "league", "party", "railway", "line", "port", "harbour", "harbor", "shipyard", "slipways", "works", "press", "gazette", "house", "hotel", "hospital", "clinic", "centre", "center", "laboratory", "observatory", "park", "reserve", "strait", "sea", "bay", "ridge", "pass", "village", "town", "city", "county", "province", "region", "district", "board", "authority", "commission", "guild", "union", "association", "agency", "ministry", "department"])
 
 
 # The first word of a place or an estate named after a family ("*Domaine* Marrowick", "*Villa* Harrow"),
