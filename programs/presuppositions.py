@@ -191,6 +191,7 @@ def _split_slot(text: str) -> tuple[str, str, str] | None:
 def heuristic_presuppositions(question: str) -> list[Presupposition]:
     """Presuppositions of ``question`` by rule (see the module docstring)."""
     text = plain_words(question).strip().rstrip("?").strip()  # in the words passages use ("raised the alarm")
+    text = _QUOTE.sub("", text)  # a quoted nickname ("known as 'the Iron Ledger'") is read without its quotes
     if not text:
         return []
     if is_yes_no(text):  # the asked event is not presupposed; the things it names are
@@ -226,7 +227,8 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
     claim: list[Claim] = [(remainder, "the question takes this for granted", kind)]
     if wh == "why":
         return _claims(claim)
-    if (RELATIVE_HEAD.search(text) or describes_by_role(text)) and describes_entity(text) and not asks_for_description(text):
+    if ((RELATIVE_HEAD.search(text) or describes_by_role(text) or _DESCRIBED_AGENT.search(text)) and describes_entity(text)
+            and not asks_for_description(text)):
         # a bridged question's relation spans two pages (one names the company *that* bought the paper, or the
         # *arbiter of* the match, the other what it paid or what he wrote): no one passage can carry it, and the
         # answer check holds both hops to it
@@ -235,7 +237,13 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
     return (_claims(_two_hops(claim[0]), "asked") + _objects(rest))[:MAX_CLAIMS]
 
 
+_QUOTE = re.compile(r"(?<!\w)['\"\u2018\u2019\u201c\u201d]|['\"\u2018\u2019\u201c\u201d](?!\w)")
+"""A quotation mark that opens or closes a quotation (not the apostrophe inside a word: "Port Vessany's")."""
 _RELATIVE = re.compile(r"\s(?:that|who|whom|which|whose)\s")
+# a thing described by what someone *described* did to it ("the cutter commissioned *by the collector* known as …"):
+# one page names the collector, another the cutter
+_DESCRIBED_AGENT = re.compile(r"\bthe (?:[a-z]+ )?[a-z]+ (?:[a-z]+ed|built|run|led|held|written|drawn|made|won|founded) "
+                              r"by the [a-z]+\b")
 
 
 def _two_hops(claim: Claim) -> list[Claim]:

@@ -2015,3 +2015,14 @@ def test_the_first_one_to_do_something_is_a_description_and_a_shipworks_a_shipya
                                 "Varnholt and launched in 1896, replacing the sailing cutter Sentinel.", "Vigilant")
     assert find_bridges("In what year was the shipyard that built the steam cutter Vigilant founded?",
                         [built])[0].entity == "Brask Shipworks"
+
+
+def test_a_thing_described_by_what_a_described_agent_did_spans_two_pages():
+    # "the cutter commissioned by the collector known as 'the Iron Ledger'": one page gives the collector's
+    # nickname, another the cutter he commissioned; only the names are checked, read without their quotes
+    claims = [p.claim for p in heuristic_presuppositions(
+        "Which boatbuilders built the cutter commissioned by the collector known as 'the Iron Ledger'?")]
+    assert claims == ["Iron Ledger"]
+    # a named agent can be checked on one page
+    assert [p.claim for p in heuristic_presuppositions("Who owned the ship built by Brask Shipworks?")] == [
+        "owned the ship built by Brask Shipworks"]
