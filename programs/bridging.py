@@ -102,7 +102,7 @@ _PERSON_HEAD = re.compile(r"\b(?:the (?:[a-z]+ )?(?:person|man|woman|people|[a-z
 # ("Tolland *Slipways*" is the shipyard, the Hollins Maritime *Trust* the charity).
 _KIND_OF: dict[str, frozenset[str]] = {
     stem(name): frozenset(stem(w) for w in kinds.split()) for name, kinds in {
-        "slipways": "shipyard yard", "boatworks": "shipyard yard", "shipworks": "shipyard yard", "dockyard": "shipyard yard",
+        "slipways": "shipyard yard", "boatworks": "shipyard yard", "dockyard": "shipyard yard",
         "trust": "charity foundation", "foundation": "charity trust", "fund": "charity",
         "systems": "company firm", "ltd": "company firm", "inc": "company firm", "group": "company firm",
         "academy": "school college", "college": "school", "gazette": "newspaper paper",

@@ -2005,16 +2005,16 @@ def test_a_kin_relation_and_an_arrival_said_from_the_other_side():
     assert "arriv" in check(what, "He left Calder Island in 1958.", title="Amos Quint. ", lead=lead).missing
 
 
-def test_the_first_one_to_do_something_is_a_description_and_a_shipworks_a_shipyard():
-    # "the first woman to serve as Collector" describes someone another page names; "the last keeper to be
-    # appointed" too; a question about a name is no description
+def test_the_first_one_to_do_something_is_a_description():
+    # "the first woman to serve as Collector" describes someone another page names; a question about a name is none
     assert describes_entity("In what year was the first woman to serve as Collector of Customs at Varnholt born?")
+    assert describes_entity("Where was the last keeper to live in the lighthouse born?")
     assert not describes_entity("In what year was Hanna Drevik born?")
-    assert stem("shipyard") in _kinds({stem("shipworks")}, "Brask Shipworks")
-    built = passage("vigilant", "The Vigilant was a steam revenue cutter. She was built by Brask Shipworks at "
-                                "Varnholt and launched in 1896, replacing the sailing cutter Sentinel.", "Vigilant")
-    assert find_bridges("In what year was the shipyard that built the steam cutter Vigilant founded?",
-                        [built])[0].entity == "Brask Shipworks"
+    roll = passage("collectors", "Benedikt Sorrel held the office from 1889 to 1904. Hanna Drevik, the first woman to "
+                                 "serve as Collector of Customs at Varnholt, was collector from 1904 to 1921.",
+                   "Collectors of Customs at Varnholt")
+    assert find_bridges("In what year was the first woman to serve as Collector of Customs at Varnholt born?",
+                        [roll])[0].entity == "Hanna Drevik"
 
 
 def test_a_thing_described_by_what_a_described_agent_did_spans_two_pages():
