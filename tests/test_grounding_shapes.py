@@ -11,16 +11,13 @@
 
 from __future__ import annotations
 
-import dspy
 import pytest
+from embedded_programs import configure_embedded, embedded_program
 
 from groundqa.datasets.loaders import Document
-from groundqa.programs.grounded_qa import GroundedQA, QAConfig
-from groundqa.programs.retriever import Retriever
-from groundqa.runtime.guarded_lm import GuardedLM
+from groundqa.programs.grounded_qa import GroundedQA
 from groundqa.runtime.trace import RetrievalCall, Trace
 from groundqa.signatures.types import AbstainReason, ExitReason, GroundedResult
-from groundqa.store.chroma_store import CorpusStore
 
 pytestmark = pytest.mark.integration
 
@@ -76,14 +73,12 @@ CORPUS = [
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> GroundedQA:
-    store = CorpusStore(tmp_path_factory.mktemp("chroma"), collection="shapes")
-    store.ingest(CORPUS)
-    return GroundedQA(Retriever(store, k=4), QAConfig.for_lm("embedded"))
+    return embedded_program(tmp_path_factory, CORPUS, "shapes")
 
 
 @pytest.fixture(autouse=True)
 def _lm(embedded_lm) -> None:
-    dspy.configure(lm=GuardedLM(embedded_lm), adapter=dspy.ChatAdapter(use_json_adapter_fallback=False))
+    configure_embedded(embedded_lm)
 
 
 def answered(result: GroundedResult) -> str:

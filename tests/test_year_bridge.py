@@ -7,20 +7,17 @@ real embedded LM over a corpus written for this test (not the bundled one).
 
 from __future__ import annotations
 
-import dspy
 import pytest
+from embedded_programs import configure_embedded, embedded_program
 
 from groundqa.datasets.loaders import Document
 from groundqa.judges.lexical import features
 from groundqa.programs.answerability import asked, check
 from groundqa.programs.contradiction import conflict
 from groundqa.programs.gates import Gates
-from groundqa.programs.grounded_qa import GroundedQA, QAConfig
-from groundqa.programs.retriever import Retriever
+from groundqa.programs.grounded_qa import GroundedQA
 from groundqa.programs.year_bridge import dated_question, event_year, find_year_bridge
-from groundqa.runtime.guarded_lm import GuardedLM
 from groundqa.signatures.types import Passage
-from groundqa.store.chroma_store import CorpusStore
 
 
 @pytest.mark.parametrize("text, year, held", [
@@ -137,14 +134,12 @@ CORPUS = [
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> GroundedQA:
-    store = CorpusStore(tmp_path_factory.mktemp("chroma"), collection="year_bridge")
-    store.ingest(CORPUS)
-    return GroundedQA(Retriever(store, k=4), QAConfig.for_lm("embedded"))
+    return embedded_program(tmp_path_factory, CORPUS, "year_bridge")
 
 
 @pytest.fixture()
 def _lm(embedded_lm) -> None:
-    dspy.configure(lm=GuardedLM(embedded_lm), adapter=dspy.ChatAdapter(use_json_adapter_fallback=False))
+    configure_embedded(embedded_lm)
 
 
 @pytest.mark.integration
