@@ -656,7 +656,7 @@ def names_someone(what: Asked, text: str) -> bool:
 _FULL_NAME = re.compile(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)+")
 
 
-def _in_term(what: Asked, term: str, text: str) -> bool:
+def in_term(what: Asked, term: str, text: str) -> bool:
     """Whether ``term`` is a year inside a term ``text`` states for someone the question does not name: the full
     name written last before the span ("*Anton Belair* served from 1998 to 2004", "He was succeeded by *Tobias
     Wrenfield*, who was collector from 1858 to 1873" say who held the post in 2001, in 1867). Only a who-question is
@@ -841,7 +841,7 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
     terms = unsaid(what, known) or what.main
     return any(_term_present(t, content, frozenset() if t[:5] in described else feats.prefixes)
                or _said_by_sign(t, text)  # "It rises to 2,948 *m*" says how tall
-               or _in_term(what, t, text)  # "Anton Belair served from 1998 to 2004" for "in 2001"
+               or in_term(what, t, text)  # "Anton Belair served from 1998 to 2004" for "in 2001"
                for t in (*terms, *((what.slot,) if what.slot else ()),
                          *((what.event,) if what.event and what.kind == "person" else ()))) or (
         # a kind of the asked noun mentions it where the main clause asks for it ("What kind of *business* did he
@@ -968,7 +968,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     # a lifespan ("(1884–1962)") says *when* someone was born and died, not where
     said = feats.content | (feats.tokens & _LIFE_EVENTS) if what.kind == "date" else feats.content
     missing = tuple(t for t in what.attribute if not _term_present(t, said, feats.prefixes)
-                    and not _said_by_sign(t, text) and not _in_term(what, t, text))
+                    and not _said_by_sign(t, text) and not in_term(what, t, text))
     missing = tuple(t for t in missing if t not in what.optional and not _head_said(what, t, text)
                     # "What *breed* of dog …?": a kind of dog named ("a German Shepherd") says the breed too
                     and not ((t == what.category_term or t in _KIND_WORDS) and _kind_said(what, text)))
@@ -1007,5 +1007,5 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     return Answerability(round(coverage if typed else 0.0, 4), typed, round(coverage, 4), missing)
 
 
-__all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "describes_by_role", "holds_value", "mentions", "names_someone", "plain_words", "substitution", "unsaid",
+__all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "describes_by_role", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "substitution", "unsaid",
            "value_beside"]

@@ -28,7 +28,16 @@ from groundqa.judges.lexical import NOT_A_PERSON, features
 from groundqa.store.embeddings import get_embedder
 from groundqa.text import content_words, opening, split_sentences, strip_citations
 
-from .answerability import Answerability, Asked, asked, check, holds_value, names_someone, value_beside
+from .answerability import (
+    Answerability,
+    Asked,
+    asked,
+    check,
+    holds_value,
+    in_term,
+    names_someone,
+    value_beside,
+)
 from .bridging import Bridge, about
 from .context import NumberedContext
 
@@ -89,13 +98,15 @@ def rank_sentences(question: str, context: NumberedContext, queries: Sequence[st
         return []
     probes = [question, *queries]
     asks = [set(content_words(p)) for p in probes]
+    what = asked(question)
     vectors = get_embedder().embed(probes + [embedded_text(sentence, title) for _, sentence, title, _ in candidates])
     probe_vectors, sentence_vectors = vectors[: len(probes)], vectors[len(probes):]
     scored: list[ScoredSentence] = []
     for (number, sentence, title, before), vector in zip(candidates, sentence_vectors, strict=True):
         words = set(content_words(sentence)) | set(content_words(title))
-        spans = features(sentence).spans  # a year inside a stated term counts as said ("from 1998 to 2004": 2001)
-        words |= {w for ask in asks for w in ask if spans and w.isdigit() and features(sentence).spans_year(w)}
+        # a year inside a term the sentence states for its holder counts as said ("Anton Belair served from 1998 to
+        # 2004" for "mayor in 2001"), as the answer check reads it
+        words |= {w for ask in asks for w in ask if w.isdigit() and in_term(what, w, sentence)}
         best = max(
             0.6 * sum(a * b for a, b in zip(q, vector, strict=True)) + 0.4 * (len(ask & words) / len(ask) if ask else 0.0)
             for q, ask in zip(probe_vectors, asks, strict=True)
