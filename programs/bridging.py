@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from groundqa.hypernyms import names_a_kind_of
-from groundqa.judges.lexical import LIFESPAN, NOT_A_PERSON, STOPWORDS, features, stem
+from groundqa.judges.lexical import LIFESPAN, NOT_A_PERSON, STOPWORDS, YEAR_IN_TEXT, features, stem
 from groundqa.signatures.types import Passage
 from groundqa.text import split_sentences, strip_citations
 
@@ -185,11 +185,11 @@ def _succeeds(succession: re.Match[str] | None, name: str, sentence: str) -> boo
 def _dated_by(name: str, sentence: str, years: frozenset[str]) -> bool:
     """Whether ``sentence`` lists several names each with a year, and gives ``name`` one of ``years`` (the question's):
     "Piet Arvo won in 2015, *Lena Quint* again in *2016*, Tobin Maro in 2017" for "the 2016 winner"."""
-    if not years or len(re.findall(r"\b(?:1\d{3}|20\d{2})\b", sentence)) < 2:
+    if not years or len(YEAR_IN_TEXT.findall(sentence)) < 2:
         return False
     # the year after the name, before the next capitalised word
     return any(m.group(1) in years for m in re.finditer(
-        rf"\b{re.escape(name)}\b[^A-Z.;]{{0,30}}?\b(1\d{{3}}|20\d{{2}})\b", sentence))
+        rf"\b{re.escape(name)}\b[^A-Z.;]{{0,30}}?{YEAR_IN_TEXT.pattern}", sentence))
 
 
 def _wants_person(question: str) -> bool:

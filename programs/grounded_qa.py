@@ -397,9 +397,7 @@ class GroundedQA(dspy.Module):
         state.emit("bridge", entity=bridge.entity, query=bridge.query, chunk_id=bridge.chunk_id)
         state.note(f"bridge: the first hop names {bridge.entity!r}; retrieved again with {bridge.query!r}")
         first = next(p for p in passages if p.chunk_id == bridge.chunk_id)
-        pair = (first.chunk_id, target.chunk_id)
-        rest = merge_passages([p for p in passages if p.chunk_id not in pair], [p for p in hop if p.chunk_id not in pair])
-        return [first, target, *rest], bridge, {p.chunk_id for p in hop}
+        return _naming_first(first, target, passages, hop), bridge, {p.chunk_id for p in hop}
 
     def _year_bridge(self, dated: DatedQuestion, passages: list[Passage], state: RunState
                      ) -> tuple[list[Passage], Bridge, set[str]] | None:
@@ -418,21 +416,14 @@ class GroundedQA(dspy.Module):
         with stage_scope("bridge"):
             hop = self._retrieve(bridge.query)
         first = next(p for p in events if p.chunk_id == bridge.chunk_id)
-        budgets = self.config.budgets
-        for target in [p for p in hop if p.chunk_id != first.chunk_id][: self.gates.bridge_candidates]:
-            trial = extractive_answer(bridge.asks, build_context([first, target], budgets.max_context_chars,
-                                                                 budgets.context_policy),
-                                      floor=0.0, answerability=1e-9, bridge=bridge)
-            if any(c.number == 2 for c in trial.chosen):
-                break
-        else:
+        tried = [p for p in hop if p.chunk_id != first.chunk_id][: self.gates.bridge_candidates]
+        target = next((p for p in tried if self._answers_about(bridge.asks, bridge, events, p)), None)
+        if target is None:
             state.note(f"bridge: no passage says {bridge.asks!r}")
             return None
         state.emit("bridge", entity=bridge.entity, query=bridge.query, chunk_id=bridge.chunk_id)
         state.note(f"bridge: the first hop dates {dated.event!r} to {bridge.entity}; asked {bridge.asks!r}")
-        pair = (first.chunk_id, target.chunk_id)
-        rest = merge_passages([p for p in passages if p.chunk_id not in pair], [p for p in hop if p.chunk_id not in pair])
-        return [first, target, *rest], bridge, {first.chunk_id, *(p.chunk_id for p in hop)}
+        return _naming_first(first, target, passages, hop), bridge, {first.chunk_id, *(p.chunk_id for p in hop)}
 
     def _answers_itself(self, question: str, passages: list[Passage]) -> bool:
         """Whether the first hop's best passage holds a sentence that says all of what was asked ("Its research
@@ -446,7 +437,8 @@ class GroundedQA(dspy.Module):
     def _answers_about(self, question: str, bridge: Bridge, first_hop: list[Passage], target: Passage) -> bool:
         """Whether the second hop's ``target``, read after the sentence that named the bridge, holds a sentence
         that answers ``question`` and is about the bridge itself (its passage's title or opening may name it),
-        not about whoever else the passage mentions."""
+        not about whoever else the passage mentions. A year bridge's entity, a year, names no one: there the answer
+        need only answer (its ``asks``, the question of that year)."""
         first = next(p for p in first_hop if p.chunk_id == bridge.chunk_id)
         budgets = self.config.budgets
         trial = extractive_answer(question, build_context([first, target], budgets.max_context_chars,
@@ -640,6 +632,14 @@ class GroundedQA(dspy.Module):
             if state.trace is not None:
                 state.trace.add(ContractAttempt, "att", **data)
             state.emit("attempt", **data)
+
+
+def _naming_first(first: Passage, target: Passage, passages: list[Passage], hop: list[Passage]) -> list[Passage]:
+    """What a bridged question is shown: the passage that named the bridge, the second hop's passage that answers,
+    then the rest of both retrievals (so the pair survives the context cut)."""
+    pair = (first.chunk_id, target.chunk_id)
+    return [first, target, *merge_passages([p for p in passages if p.chunk_id not in pair],
+                                           [p for p in hop if p.chunk_id not in pair])]
 
 
 def _holds_all(words: tuple[str, ...], passage: Passage) -> bool:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from groundqa.judges.lexical import LIFESPAN, features, stem
+from groundqa.judges.lexical import LIFESPAN, YEAR_IN_TEXT, features, stem
 from groundqa.signatures.types import Passage
 from groundqa.text import split_sentences, strip_citations
 
@@ -29,7 +29,6 @@ from .bridging import Bridge
 # harbor master", "… *at the time* the strike began"
 _DATED_BY = re.compile(r"^(?P<main>(?:who|whom|which|what)\b.+?),?\s+(?:when|in the year(?: that| when)?|"
                        r"(?:at|by) the time(?: that| when)?|while)\s+(?P<event>[^?]+?)\W*$", re.I)
-_YEAR = re.compile(r"\b(1\d{3}|20\d{2})\b")
 # the main clause asks something *of* the holder ("the maiden name of the mother *of the* harbour master", "the
 # *mayor's* wife"): the term answers who held the post, a hop short of that
 _OF_THE_HOLDER = re.compile(r"\bof (?:the|his|her|its|their) [a-z]|\bthe [a-z]+(?: [a-z]+)?['’]s [a-z]")
@@ -65,7 +64,7 @@ def dated_question(question: str) -> DatedQuestion | None:
     clause that gives its own year, an answer that is not someone or a body, or a main clause that asks something of
     the holder: a term of office gives the holder's name, nothing more)."""
     match = _DATED_BY.match(question.strip())
-    if match is None or _YEAR.search(match.group("event")) or asked(question).kind not in _KINDS:
+    if match is None or YEAR_IN_TEXT.search(match.group("event")) or asked(question).kind not in _KINDS:
         return None
     main, event = match.group("main").strip(), match.group("event").strip()
     if _OF_THE_HOLDER.search(main):
@@ -80,22 +79,24 @@ def event_year(event: str, sentence: str) -> str | None:
     begins or ends one ("became harbor master": 1996 of "harbor master from 1996 to 2013"), else the first year after
     the event's last word that it holds (else the last year before). Birth dates do not date events."""
     text = _BORN.sub(" ", sentence)
-    years = [(m.start(), m.group(1)) for m in _YEAR.finditer(text)]
+    years = [(m.start(), m.group(1)) for m in YEAR_IN_TEXT.finditer(text)]
     if not years:
         return None
     if len(years) == 1:
         return years[0][1]
-    said = features(event).tokens
+    said = features(event)
     spans = sorted(features(text).spans)
-    if spans and said & _STARTS:
+    if spans and said.tokens & _STARTS:
         return str(spans[0][0])
-    if spans and said & _ENDS:
+    if spans and said.tokens & _ENDS:
         return str(spans[0][1])
     # the event's last word that the sentence has is usually its verb ("the series was first *shown*" in "painted in
-    # 2014 and first *shown* in 2015")
+    # 2014 and first *shown* in 2015"); where a word recurs, its first place counts
+    places: dict[str, int] = {}
+    for match in re.finditer(r"[A-Za-z]+", text):
+        places.setdefault(stem(match.group(0)), match.start())
     words = [stem(w) for w in re.findall(r"[A-Za-z]+", event)]
-    places = {stem(m.group(0)): m.start() for m in reversed(list(re.finditer(r"[A-Za-z]+", text)))}
-    at = next((places[w] for w in reversed(words) if w in places and w in features(event).content), None)
+    at = next((places[w] for w in reversed(words) if w in places and w in said.content), None)
     if at is None:
         return years[0][1]
     after = [y for pos, y in years if pos > at]

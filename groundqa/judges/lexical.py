@@ -81,6 +81,8 @@ _YEAR = re.compile(r"1\d{3}|20\d{2}")
 # A span of years stated as a term ("served *from 1998 to 2004*", "*between 1921 and 1934*", "the *1998–2004* term");
 # not a lifespan in brackets ("Ilse Varga (1921–2009)"), which dates a life, not a term.
 _Y = r"(1\d{3}|20\d{2})"
+YEAR_IN_TEXT = re.compile(rf"\b{_Y}\b")
+"""A year as written in running text ("opened in *2001*"), its one group the year."""
 _SPAN = re.compile(rf"\b(?:from|between)\s+{_Y}\s+(?:to|until|till|through|and)\s+{_Y}\b"
                    rf"|(?<![(\d])\b{_Y}\s*[\u2013\u2014-]\s*{_Y}\b(?!\s*\))")
 # "Ilse Varga (1921–2009)" states birth and death; "(d. 1903)" states death.
