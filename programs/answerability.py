@@ -893,6 +893,9 @@ _NOW_Q = re.compile(r"\b(?:today|now|currently|at present|presently)\b|^who(?:'s
 _FORMER = re.compile(r"\bfrom (?:1\d{3}|20\d{2}) (?:to|until|till) (?:1\d{3}|20\d{2})\b|\buntil (?:his |her |their )?"
                      r"(?:death|retirement)\b|\(\s*(?:\d{1,2} [A-Z][a-z]+ )?\d{4}\s*[\u2013\u2014-]\s*(?:\d{1,2} [A-Z][a-z]+ )?"
                      r"\d{4}\s*\)|\bformer(?:ly)?\b|\bthe late\b")
+# a place named by what happened there ("a plaque on the house *where he was born* was unveiled in 1929"): the
+# sentence's date is of its main verb, not of the event in the clause
+_WHERE_IT_HAPPENED = re.compile(r"\bwhere (?:he|she|they|it|[A-Z][\w'-]+) (?:was|were|had been|is|are) [a-z]+\b")
 _BORN_WHEN = re.compile(r"\(born (?:on )?(?:\d{1,2} [A-Z][a-z]+ )?\d{4}\)|" + LIFESPAN.pattern)
 # The words that put something in a trailing clause's relation to what it names.
 _RELATIONS: dict[str, frozenset[str]] = {word: frozenset(stem(w) for w in _words(words)) for word, words in {
@@ -982,6 +985,8 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     silent = bool(what.attribute) and not (lead and what.type_only) and not mentions(what, text, known=lead)
     if silent:
         missing = (*missing, "the sentence itself says nothing of it")
+    elif what.kind == "date" and what.attribute and not mentions(what, _WHERE_IT_HAPPENED.sub(" ", text), known=lead):
+        silent, missing = True, (*missing, "the sentence says where it happened, not when")
     if what.relation and not features(text).tokens & _RELATIONS[what.relation]:
         silent, missing = True, (*missing, f"the sentence does not say what came {what.relation}")
     elif what.relation and not silent:  # in that relation to what the clause names, which it may word otherwise

@@ -46,6 +46,10 @@ class Bridge:
     asks: str = ""
     """The question the second hop answers, where it is not the question itself: a year bridge asks it of the year
     (:mod:`.year_bridge`: "Which mayor was in charge of Port Vessany in 2001?")."""
+    on_page: bool = False
+    """Whether the page that named the bridge is its own and says what was asked of it ("Anselm Varrick (1889–1962)
+    was a mountain guide … and the founder of the Kessarn Valley Mountain Rescue"): the answer is read there too,
+    not only a hop further."""
 
 
 # A rank or office written before a full name; the name is what the other passages use.
@@ -192,9 +196,29 @@ def _dated_by(name: str, sentence: str, years: frozenset[str]) -> bool:
         rf"\b{re.escape(name)}\b[^A-Z.;]{{0,30}}?{YEAR_IN_TEXT.pattern}", sentence))
 
 
+_PRONOUN_OPENING = re.compile(r"^(?:He|She|They|His|Her|Their)\b")
+_PAGE_TITLE = re.compile(r"[A-Z][\w'-]+(?: (?:of |the |de |van )?[A-Z][\w'-]+)+")
+
+
+def _page_subject(passage: Passage, sentence: str) -> list[str]:
+    """The page's subject where ``sentence`` speaks of it as "he" or "she" on a page titled with a full name ("Amos
+    Quint": "*He* came to Calder Island in 1958 as its first resident doctor and founded a clinic in Nessa" names
+    the doctor who founded the clinic)."""
+    title = passage.title.strip()
+    if not _PAGE_TITLE.fullmatch(title) or not _PRONOUN_OPENING.match(sentence) or title in sentence:
+        return []
+    return [title]
+
+
 def _wants_person(question: str) -> bool:
     """The description's head is a person ("the guide who …", "the composer of …", "the man honoured …")."""
     return bool(_PERSON_HEAD.search(question))
+
+
+_LIGHT_VERBS = frozenset(stem(w) for w in re.findall(r"[a-z]+", "make makes made do does did take takes took have has had "
+                                                                  "give gives gave"))
+"""Verbs that carry a description's noun and say nothing of their own ("the man who *made* the first winter ascent"):
+a sentence that has them ("The first ascent was *made* … by Anselm Varrick") is no nearer the description."""
 
 
 def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max_passages: int = 3) -> list[Bridge]:
@@ -213,6 +237,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     if not describes_entity(question) or asks_for_description(question):
         return []
     wanted = features(question)
+    content = wanted.content - _LIGHT_VERBS
     known = {t for name in wanted.names for t in name}
     capitalised = _capitalised(passages[:max_passages])
     units: list[tuple[int, Passage, str]] = [
@@ -225,12 +250,17 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     heads = RELATIVE_HEAD.findall(question)
     succession = _SUCCESSION_Q.search(question)
     years = features(question).years
+    # the description's words (its clauses' terms and the names it holds): what the naming sentence says
+    weights = what.weight
+    description = {t for t in content if weights.get(t, 1.0) < 1.0 or t in known}
+    naming: dict[str, tuple[float, float]] = {}  # name -> (its sentence's description overlap, overall overlap)
     for order, passage, sentence in units:
         # a lifespan says when someone was born, not where ("Liesel Hartung-Brenner (7 June 1889 – 15 March 1971)
         # was a botanist" does not say where the garden's founder was born)
         unit = features(f"{passage.title}. {sentence if what.kind == 'date' else LIFESPAN.sub(' ', sentence)}")
-        overlap = sum(unit.covers(t) for t in wanted.content) / max(1, len(wanted.content))
-        for name in _names(sentence, capitalised):
+        overlap = sum(unit.covers(t) for t in content) / max(1, len(content))
+        described_here = sum(unit.covers(t) for t in description)
+        for name in _names(sentence, capitalised) + _page_subject(passage, sentence):
             tokens = {stem(w) for w in name.replace("-", " ").split()}
             if tokens <= known:
                 continue
@@ -249,9 +279,20 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
                 # what the act is about; the one who did it is another ("He", the passage's subject). A role of
                 # the name's ("Kestrelwing Air's *chief pilot*") is the way to the person.
             score = overlap + kind_bonus - 0.01 * order
-            if score > 0 and (name not in scored or score > scored[name][0]):
+            if score <= 0:
+                continue
+            # a name scores at its best sentence, but is named by the sentence that best says the description ("In
+            # 1925 it made the new windows of Saint Aldric's cathedral", not "The cathedral of Saint Aldric … its
+            # bell tower is 71 metres", which answers "How tall is the bell tower of the cathedral that received new
+            # windows from the Lorvin Glassworks in 1925?")
+            best = scored[name][0] if name in scored else score
+            if name not in scored or (described_here, overlap) > naming[name]:
                 query = " ".join([name, *_surface(question, _hop_terms(what, sentence))])  # "Anselm Varrick born"
-                scored[name] = (score, Bridge(entity=name, chunk_id=passage.chunk_id, sentence=sentence, query=query))
+                scored[name] = (max(best, score),
+                                Bridge(entity=name, chunk_id=passage.chunk_id, sentence=sentence, query=query))
+                naming[name] = (described_here, overlap)
+            elif score > best:
+                scored[name] = (score, scored[name][1])
     ranked = sorted(scored.values(), key=lambda item: item[0], reverse=True)
     return [bridge for _, bridge in ranked[:limit]]
 

@@ -72,6 +72,10 @@ class Extraction:
     """Why the best candidate above the floor did not answer (when nothing was chosen)."""
     judged: list[tuple[str, float]] = field(default_factory=list)
     """(sentence, the answer judge's margin) for each sentence the judge was asked about."""
+    answering: ScoredSentence | None = None
+    """The first sentence that answers (after its lead, where it has one)."""
+    coverage: float = 0.0
+    """How much of what was asked it says, with its lead (:attr:`Answerability.coverage`)."""
 
 
 _ANAPHOR = re.compile(r"(?:It|He|She|They|Its|His|Her|Their)\b")
@@ -116,11 +120,17 @@ def rank_sentences(question: str, context: NumberedContext, queries: Sequence[st
 
 
 def _bridge_sentence(context: NumberedContext, bridge: Bridge | None, candidate: ScoredSentence) -> ScoredSentence | None:
-    """The sentence that named the bridge, when ``candidate`` comes from another passage than it."""
+    """The sentence that named the bridge, when ``candidate`` comes from another passage than it, or from the same
+    passage where that is the bridge's own page ("Amos Quint (1925-2009) was a physician. He came to Calder Island
+    … as its first resident doctor and founded a clinic …" names the doctor; "… and died in Nessa in 2009" says
+    when he died)."""
     if bridge is None:
         return None
     for number, passage in enumerate(context.passages, start=1):
-        if passage.chunk_id == bridge.chunk_id and number != candidate.number:
+        if passage.chunk_id != bridge.chunk_id:
+            continue
+        if number != candidate.number or (candidate.text.strip() != bridge.sentence.strip()
+                                          and about(bridge.entity, passage.title)):
             return ScoredSentence(candidate.score, number, bridge.sentence)
     return None
 
@@ -167,8 +177,9 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
     out.best = ranked[0] if ranked else None
     bridge_number = next((n for n, p in enumerate(context.passages, start=1) if bridge and p.chunk_id == bridge.chunk_id),
                          None)
-    # the bridge's own passage describes the entity; the answer is usually a hop further
-    ordered = [c for c in ranked if c.number != bridge_number] + [c for c in ranked if c.number == bridge_number]
+    # the bridge's passage describes the entity; the answer is usually a hop further (on the entity's own page, there)
+    ordered = ranked if bridge and bridge.on_page else (
+        [c for c in ranked if c.number != bridge_number] + [c for c in ranked if c.number == bridge_number])
     taken: set[str] = set()
     openings = {n: opening(context.passages[n - 1].text) for n in {c.number for c in ordered}}
     for candidate in ordered:
@@ -199,6 +210,8 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
                     0.0, True, verdict.coverage, (f"the answer judge reads no answer in it: margin {margin:.1f} "
                                                   f"< {judge_floor}",))
                 continue
+        if out.answering is None:
+            out.answering, out.coverage = candidate, verdict.coverage
         for sentence in (lead, candidate):
             if sentence is not None and sentence.text not in taken:
                 out.chosen.append(sentence)

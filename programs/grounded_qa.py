@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import unicodedata
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any, Literal
 
 import dspy
@@ -362,8 +363,9 @@ class GroundedQA(dspy.Module):
                 ) -> tuple[list[Passage], Bridge | None, set[str]]:
         """A second hop for a question that describes what it asks about: ``(passages to show, the bridge,
         the second hop's chunk ids)``. Up to ``gates.bridge_candidates`` names of the first hop are tried,
-        best first (one retrieval each, within the retrieval budget); the first whose second hop holds a
-        sentence of the asked type that says what was asked of it is the bridge, else the best-ranked one.
+        best first (one retrieval each, within the retrieval budget); the first whose second hop (or own page:
+        :func:`_answer_sites`) holds a sentence of the asked type that says what was asked of it is the bridge,
+        unless a later one says all of the question where it said only part; else the best-ranked one.
         Its best passage is shown right after the passage that named it, so both survive the context cut;
         it counts as evidence from ``gates.bridge_floor``. What is shown depends on the sizes only, never on
         a threshold (a calibration trial re-asks nothing)."""
@@ -373,10 +375,11 @@ class GroundedQA(dspy.Module):
             return by_year
         candidates = find_bridges(question, passages, limit=self.gates.bridge_candidates) if self.config.bridging else []
         chosen: tuple[Bridge, list[Passage], Passage] | None = None
-        verified = False
+        best = 0.0  # how much of the question the verified bridge's answer says, with the sentence that named it
+        best_on_page = False  # whether that answer is on the page that named the bridge
         for bridge in candidates:
             if chosen is not None and state.usage.retrieval_calls >= state.budgets.max_retrievals:
-                break  # the budget is spent: keep the best-ranked candidate
+                break  # the budget is spent: keep the best candidate so far
             with stage_scope("bridge"):
                 hop = self._retrieve(bridge.query)
             target = second_hop_target(question, hop, bridge)
@@ -384,16 +387,32 @@ class GroundedQA(dspy.Module):
                 state.note(f"bridge: the second hop for {bridge.entity!r} found no other passage")
                 continue
             chosen = chosen or (bridge, hop, target)
-            if self._answers_about(question, bridge, passages, target):
-                chosen, verified = (bridge, hop, target), True
-                break
-            state.note(f"bridge: the second hop for {bridge.entity!r} does not say what was asked")
+            said, answering = next(((c, p) for p in _answer_sites(bridge, passages, hop, target)
+                                    if (c := self._answers_about(question, bridge, passages, p))), (0.0, target))
+            # the first candidate that answers is kept, unless a later one says all of what was asked where it
+            # said only part ("Designed by Casimir Drell" says who the architect was; "a restoration overseen by
+            # Tobiah Marrane" does not), or says more a hop further where it was answered on the page that named it
+            # (the first hop again: "The Tessaval School of Viticulture … founded in 1968" for the fungus named by
+            # the person who ran the school before 2014)
+            on_page = answering.chunk_id == bridge.chunk_id
+            if said > 0.0 and (best <= 0.0 or said >= 1.0 > best or (said > best and best_on_page and not on_page)):
+                chosen, best, best_on_page = (bridge, hop, answering), said, on_page
+            if best >= 1.0:
+                break  # all of it said: no later candidate can say more
+            if said <= 0.0:
+                state.note(f"bridge: the second hop for {bridge.entity!r} does not say what was asked")
+        verified = best > 0.0
         if chosen is None:
             return passages, None, set()
-        if not verified and self._answers_itself(question, passages):
+        # where no second hop answers, or only the page that named the bridge does, a first hop that answers by
+        # itself needs no bridge ("… races a single-handed dinghy named Marsh Hare" for "the dinghy raced by Amos
+        # Quint's granddaughter")
+        if (not verified or chosen[2].chunk_id == chosen[0].chunk_id) and self._answers_itself(question, passages):
             state.note("bridge: no second hop says what was asked, and the first hop does; no bridge kept")
             return passages, None, set()
         bridge, hop, target = chosen
+        if verified and target.chunk_id == bridge.chunk_id:
+            bridge = replace(bridge, on_page=True)
         state.emit("bridge", entity=bridge.entity, query=bridge.query, chunk_id=bridge.chunk_id)
         state.note(f"bridge: the first hop names {bridge.entity!r}; retrieved again with {bridge.query!r}")
         first = next(p for p in passages if p.chunk_id == bridge.chunk_id)
@@ -434,18 +453,23 @@ class GroundedQA(dspy.Module):
                                                           budgets.context_policy), floor=0.0, answerability=1.0)
         return bool(trial.chosen)
 
-    def _answers_about(self, question: str, bridge: Bridge, first_hop: list[Passage], target: Passage) -> bool:
+    def _answers_about(self, question: str, bridge: Bridge, first_hop: list[Passage], target: Passage) -> float:
         """Whether the second hop's ``target``, read after the sentence that named the bridge, holds a sentence
         that answers ``question`` and is about the bridge itself (its passage's title or opening may name it),
         not about whoever else the passage mentions. A year bridge's entity, a year, names no one: there the answer
-        need only answer (its ``asks``, the question of that year)."""
+        need only answer (its ``asks``, the question of that year). Returns how much of the question the answer says
+        with the naming sentence (:attr:`~.answerability.Answerability.coverage`), 0 where it does not answer."""
         first = next(p for p in first_hop if p.chunk_id == bridge.chunk_id)
+        shown = [first] if target.chunk_id == first.chunk_id else [first, target]  # the bridge's own page named it
         budgets = self.config.budgets
-        trial = extractive_answer(question, build_context([first, target], budgets.max_context_chars,
-                                                          budgets.context_policy),
+        trial = extractive_answer(question, build_context(shown, budgets.max_context_chars, budgets.context_policy),
                                   floor=0.0, answerability=1e-9, bridge=bridge)
-        return any(c.number == 2 and about(bridge.entity, f"{target.title}. {opening(target.text)} {c.text}")
-                   for c in trial.chosen)
+        found = trial.answering
+        again = len(shown) == 2 and found is not None and found.text.strip() == bridge.sentence.strip()
+        if found is None or found.number != len(shown) or again or not about(
+                bridge.entity, f"{target.title}. {opening(target.text)} {found.text}"):
+            return 0.0  # the naming sentence again in another chunk (chunks overlap) says nothing a hop further
+        return trial.coverage
 
     def _subqueries(self, question: str) -> list[str]:
         mode = self.config.multi_hop
@@ -638,8 +662,21 @@ def _naming_first(first: Passage, target: Passage, passages: list[Passage], hop:
     """What a bridged question is shown: the passage that named the bridge, the second hop's passage that answers,
     then the rest of both retrievals (so the pair survives the context cut)."""
     pair = (first.chunk_id, target.chunk_id)
-    return [first, target, *merge_passages([p for p in passages if p.chunk_id not in pair],
+    return [*merge_passages([first], [target]), *merge_passages([p for p in passages if p.chunk_id not in pair],
                                            [p for p in hop if p.chunk_id not in pair])]
+
+
+def _answer_sites(bridge: Bridge, first_hop: list[Passage], hop: list[Passage], target: Passage) -> list[Passage]:
+    """Where the answer about a bridge is looked for, in order: the second hop's preferred passage, the rest of the
+    bridge's own page among the second hop (a person's birth year is in the opening chunk of their page, though the
+    chunk that says "born" may rank above it), then the passage that named the bridge where that is its page
+    ("Anselm Varrick (1889–1962) was a mountain guide … and the founder of the Kessarn Valley Mountain Rescue")."""
+    sites = [target, *(p for p in hop if p.chunk_id not in (target.chunk_id, bridge.chunk_id)
+                       and about(bridge.entity, p.title))]
+    naming = next(p for p in first_hop if p.chunk_id == bridge.chunk_id)
+    if about(bridge.entity, naming.title):
+        sites.append(naming)
+    return sites
 
 
 def _holds_all(words: tuple[str, ...], passage: Passage) -> bool:
