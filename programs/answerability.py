@@ -855,14 +855,30 @@ def _kind_term(category: str) -> str:
     return _superlative_base(stem(category)) if category else ""
 
 
+# "What kind of vessel is *the Marigold*?": the thing whose kind is asked
+_KIND_OF_SUBJECT = re.compile(r"^(?:\w+ )?(?:what|which) (?:kind|type|sort) of [a-z]+ (?:is|was|are|were) (?:the |a |an )?"
+                              r"(?P<subject>[\w'’ -]+?)\W*$", re.I)
+
+
+def _defines(question: str, text: str) -> bool:
+    """Whether ``text`` says what the thing whose kind ``question`` asks is, in a definition ("*Marigold is a*
+    preserved Vessary keel") or an apposition ("*norvaxolone, a* synthetic steroid"): that is its kind, whatever noun
+    the question files it under."""
+    match = _KIND_OF_SUBJECT.match(question.strip())
+    if match is None:
+        return False
+    subject = re.escape(match.group("subject").strip())
+    return re.search(rf"\b{subject}\b(?: \([^)]*\))?(?:,| (?:is|was|are|were)) (?:a|an)\b", text, re.I) is not None
+
+
 def _kind_said(what: Asked, text: str) -> bool:
     """Whether ``text`` names a kind of the asked noun ("flute" for "what *instrument*") or of a word that says
     the same (:func:`~groundqa.judges.paraphrase.said_otherwise`: a barque is a sailing *vessel*, so a kind of
-    "ship" as people use the word)."""
+    "ship" as people use the word), or defines the thing whose kind is asked (:func:`_defines`)."""
     if not what.category:
         return False
     said = (what.category, *sorted(said_otherwise(what.category_term)))
-    return any(names_a_kind_of(text, category) is not None for category in said)
+    return any(names_a_kind_of(text, category) is not None for category in said) or _defines(what.question, text)
 
 
 _LIFE_EVENTS = frozenset(("born", "die"))

@@ -148,3 +148,16 @@ def test_the_candidate_that_says_the_whole_description_wins(program: GroundedQA)
     result = program.run("When did the architect of the Vasker Hall die?")
     assert not result.abstained, result.abstain_message
     assert "1901" in result.answer and "1939" not in result.answer
+
+
+@pytest.mark.parametrize("question, sentence, undefined", [
+    ("what kind of vessel is the marigold", "Marigold is a preserved Vessary keel on display at the canal museum.",
+     "The Marigold was restored between 1979 and 1990."),
+    ("What kind of substance is norvaxolone?", "The sample tested positive for norvaxolone, a synthetic steroid.",
+     "Norvaxolone was found in his sample in 1998."),
+])
+def test_a_definition_of_the_thing_says_its_kind(question: str, sentence: str, undefined: str):
+    # the kind asked for is what the thing is defined as, whatever noun the question files it under
+    what = asked(question)
+    assert check(what, sentence).missing == ()
+    assert what.category_term in check(what, undefined).missing  # a sentence that only mentions it says no kind
