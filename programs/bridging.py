@@ -233,7 +233,9 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     of a name in it ("Ansel *Drummore*" for "Eurythenes *drummorei*"), less 0.5 when the description is of
     a person and the name is a body or a place (0.25 when it is one word: a person is introduced by full name);
     a question that asks for the described thing itself ("What was Edvin Marrowby's home village?") has none.
-    Each name counts once, at its best sentence."""
+    Each name counts once, at its best sentence; the sentence recorded as naming it is the one that says most of the
+    description, and a page titled with a full name names its subject where a sentence says "he" or "she"
+    (:func:`_page_subject`). Light verbs ("the man who *made* …") count toward no sentence."""
     if not describes_entity(question) or asks_for_description(question):
         return []
     wanted = features(question)
