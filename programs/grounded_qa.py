@@ -376,7 +376,6 @@ class GroundedQA(dspy.Module):
         candidates = find_bridges(question, passages, limit=self.gates.bridge_candidates) if self.config.bridging else []
         chosen: tuple[Bridge, list[Passage], Passage] | None = None
         best = 0.0  # how much of the question the verified bridge's answer says, with the sentence that named it
-        best_on_page = False  # whether that answer is on the page that named the bridge
         for bridge in candidates:
             if chosen is not None and state.usage.retrieval_calls >= state.budgets.max_retrievals:
                 break  # the budget is spent: keep the best candidate so far
@@ -394,25 +393,24 @@ class GroundedQA(dspy.Module):
             # Tobiah Marrane" does not), or says more a hop further where it was answered on the page that named it
             # (the first hop again: "The Tessaval School of Viticulture … founded in 1968" for the fungus named by
             # the person who ran the school before 2014)
-            on_page = answering.chunk_id == bridge.chunk_id
-            if said > 0.0 and (best <= 0.0 or said >= 1.0 > best or (said > best and best_on_page and not on_page)):
-                chosen, best, best_on_page = (bridge, hop, answering), said, on_page
+            if said > 0.0 and (best <= 0.0 or said >= 1.0 > best or (
+                    said > best and _on_naming_page(chosen) and answering.chunk_id != bridge.chunk_id)):
+                chosen, best = (bridge, hop, answering), said
             if best >= 1.0:
                 break  # all of it said: no later candidate can say more
             if said <= 0.0:
                 state.note(f"bridge: the second hop for {bridge.entity!r} does not say what was asked")
-        verified = best > 0.0
         if chosen is None:
             return passages, None, set()
         # where no second hop answers, or only the page that named the bridge does, a first hop that answers by
         # itself needs no bridge ("… races a single-handed dinghy named Marsh Hare" for "the dinghy raced by Amos
         # Quint's granddaughter")
-        if (not verified or chosen[2].chunk_id == chosen[0].chunk_id) and self._answers_itself(question, passages):
+        on_page = _on_naming_page(chosen)  # an unverified target is never the naming passage
+        if (best <= 0.0 or on_page) and self._answers_itself(question, passages):
             state.note("bridge: no second hop says what was asked, and the first hop does; no bridge kept")
             return passages, None, set()
         bridge, hop, target = chosen
-        if verified and target.chunk_id == bridge.chunk_id:
-            bridge = replace(bridge, on_page=True)
+        bridge = replace(bridge, on_page=on_page)
         state.emit("bridge", entity=bridge.entity, query=bridge.query, chunk_id=bridge.chunk_id)
         state.note(f"bridge: the first hop names {bridge.entity!r}; retrieved again with {bridge.query!r}")
         first = next(p for p in passages if p.chunk_id == bridge.chunk_id)
@@ -664,6 +662,11 @@ def _naming_first(first: Passage, target: Passage, passages: list[Passage], hop:
     pair = (first.chunk_id, target.chunk_id)
     return [*merge_passages([first], [target]), *merge_passages([p for p in passages if p.chunk_id not in pair],
                                            [p for p in hop if p.chunk_id not in pair])]
+
+
+def _on_naming_page(chosen: tuple[Bridge, list[Passage], Passage] | None) -> bool:
+    """Whether a bridge's answer was found on the page that named it (its own page, the first hop again)."""
+    return chosen is not None and chosen[2].chunk_id == chosen[0].chunk_id
 
 
 def _answer_sites(bridge: Bridge, first_hop: list[Passage], hop: list[Passage], target: Passage) -> list[Passage]:
