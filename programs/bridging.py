@@ -201,9 +201,9 @@ _PAGE_TITLE = re.compile(r"[A-Z][\w'-]+(?: (?:of |the |de |van )?[A-Z][\w'-]+)+"
 
 
 def _page_subject(passage: Passage, sentence: str) -> list[str]:
-    """The page's subject where ``sentence`` speaks of it as "he" or "she" on a page titled with a full name ("Amos
-    Quint": "*He* came to Calder Island in 1958 as its first resident doctor and founded a clinic in Nessa" names
-    the doctor who founded the clinic)."""
+    """The page's subject where ``sentence`` opens on "he", "she", "his", "her" or "they" on a page titled with a full
+    name ("Amos Quint": "*He* came to Calder Island in 1958 as its first resident doctor and founded a clinic in
+    Nessa" names the doctor who founded the clinic)."""
     title = passage.title.strip()
     if not _PAGE_TITLE.fullmatch(title) or not _PRONOUN_OPENING.match(sentence) or title in sentence:
         return []
@@ -245,7 +245,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     units: list[tuple[int, Passage, str]] = [
         (order, passage, strip_citations(raw))
         for order, passage in enumerate(passages[:max_passages]) for raw in split_sentences(passage.text)]
-    scored: dict[str, tuple[float, Bridge]] = {}
+    scored: dict[str, float] = {}  # name -> its score, at its best sentence
     what = asked(question)
     person = _wants_person(question)
     described = [w.lower() for w in _surface(question, sorted(wanted.content - known)) if len(w) > 3]
@@ -254,14 +254,15 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     years = features(question).years
     # the description's words (its clauses' terms and the names it holds): what the naming sentence says
     weights = what.weight
-    description = {t for t in content if weights.get(t, 1.0) < 1.0 or t in known}
-    naming: dict[str, tuple[float, float]] = {}  # name -> (its sentence's description overlap, overall overlap)
+    description_terms = {t for t in content if weights.get(t, 1.0) < 1.0 or t in known}
+    # name -> ((its naming sentence's description overlap, overall overlap), the bridge by that sentence)
+    naming: dict[str, tuple[tuple[int, float], Bridge]] = {}
     for order, passage, sentence in units:
         # a lifespan says when someone was born, not where ("Liesel Hartung-Brenner (7 June 1889 – 15 March 1971)
         # was a botanist" does not say where the garden's founder was born)
         unit = features(f"{passage.title}. {sentence if what.kind == 'date' else LIFESPAN.sub(' ', sentence)}")
         overlap = sum(unit.covers(t) for t in content) / max(1, len(content))
-        described_here = sum(unit.covers(t) for t in description)
+        says_description = (sum(unit.covers(t) for t in description_terms), overlap)
         for name in _names(sentence, capitalised) + _page_subject(passage, sentence):
             tokens = {stem(w) for w in name.replace("-", " ").split()}
             if tokens <= known:
@@ -287,16 +288,13 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             # 1925 it made the new windows of Saint Aldric's cathedral", not "The cathedral of Saint Aldric … its
             # bell tower is 71 metres", which answers "How tall is the bell tower of the cathedral that received new
             # windows from the Lorvin Glassworks in 1925?")
-            best = scored[name][0] if name in scored else score
-            if name not in scored or (described_here, overlap) > naming[name]:
+            scored[name] = max(scored.get(name, score), score)
+            if name not in naming or says_description > naming[name][0]:
                 query = " ".join([name, *_surface(question, _hop_terms(what, sentence))])  # "Anselm Varrick born"
-                scored[name] = (max(best, score),
+                naming[name] = (says_description,
                                 Bridge(entity=name, chunk_id=passage.chunk_id, sentence=sentence, query=query))
-                naming[name] = (described_here, overlap)
-            elif score > best:
-                scored[name] = (score, scored[name][1])
-    ranked = sorted(scored.values(), key=lambda item: item[0], reverse=True)
-    return [bridge for _, bridge in ranked[:limit]]
+    ranked = sorted(scored, key=scored.__getitem__, reverse=True)
+    return [naming[name][1] for name in ranked[:limit]]
 
 
 def _hop_terms(what: Asked, sentence: str) -> tuple[str, ...]:
