@@ -468,6 +468,71 @@ def plain_words(question: str) -> str:
     return question
 
 
+# A description that is a clause: a relative, "founded by", an infinitive or a reduced relative ("the man who",
+# "the stand built by", "the first woman to serve", "the woman buried at")
+_CLAUSE_DESCRIPTION = re.compile(r"(?:who|whom|that|which|whose|where|by|to [a-z]+|[a-z]+(?:ed|en|wn) (?:in|at|on|by|"
+                                 r"for|after|from|to|as))$")
+_DO_QUESTION = re.compile(r"\b(?:did|does|do)\b", re.I)
+# what ends a described noun phrase ("the mother of the aviation museum's current curator *born*"): a preposition,
+# a conjunction or a relative word
+_PHRASE_ENDS = frozenset(_words("in at on for from with by to during before after when while as since until who whom "
+                                "which that where whose and or than"))
+_FINAL_PARTICIPLE = re.compile(rf"born|{_PARTICIPLE.pattern}")
+_IN_A_NAME = frozenset(_words("of the a an"))
+_DETERMINERS = frozenset(_words("the a an his her its their this these those all every each"))
+
+
+def _phrase_end(body: str, pos: int, do_question: bool) -> int:
+    """Where the noun phrase that goes on at ``pos`` ends: before a preposition, a conjunction or a relative word,
+    before a participle ("… curator *born*"), and in a do-question before its main verb, a bare word the end of the
+    question, a preposition or a determiner follows ("… the Threlkirk Local History Society *write*", "… Kellby
+    Lighthouse *spend* his childhood", "… the 2016 Strait Regatta winner *arrive* on …")."""
+    tokens = list(re.finditer(r"\S+", body[pos:]))
+    end = pos
+    for i, token in enumerate(tokens):
+        word = token.group(0)
+        if word.lower() in _PHRASE_ENDS:
+            break
+        if word.islower() and not word.endswith("'s") and word not in _IN_A_NAME:
+            if not do_question and _FINAL_PARTICIPLE.fullmatch(word):
+                break
+            after = tokens[i + 1].group(0).lower() if i + 1 < len(tokens) else ""
+            if do_question and (not after or after in _PHRASE_ENDS or after in _DETERMINERS):
+                break
+        end = pos + token.end()
+    return end
+
+
+def description_span(question: str) -> tuple[int, int] | None:
+    """Where the description of what ``question`` asks about lies in it, as ``(start, end)``: from "the" to where
+    the main clause resumes ("When did *the doctor who founded the Nessa Clinic* die?", "Where did *the zoo's
+    current director* work for nine years …?", "In which city was *the man who led the first ascent of Mount
+    Skarn* born?"). A bridge's name put in its place asks the second hop's question of it. ``None`` where the
+    question describes nothing."""
+    body = question.strip().rstrip("?").rstrip()
+    text = _CONTRACTION.sub(lambda m: m.group(1) + " s", body)  # same length: "What s"
+    match = _DESCRIPTION.search(text)
+    if match is None:
+        return None
+    do_question = bool(_DO_QUESTION.search(body[: match.start()]))
+    clause = match if _CLAUSE_DESCRIPTION.search(match.group(0)) else _DESCRIPTION.search(text, match.end())
+    if clause is None or not _CLAUSE_DESCRIPTION.search(clause.group(0)):
+        span = _description_span(body)  # "the composer of the Tide Suite", "the zoo's current director"
+        return None if span is None else (span[0], max(span[1], _phrase_end(body, span[1], do_question)))
+    words = body[clause.end():].split()
+    end = len(body)  # "Who painted the portrait of the lighthouse keeper who spotted the distress flares?"
+    if words and words[-1].lower() in _CARRIER:  # "How many inhabitants does the port where … was built *have*?"
+        end = body.rindex(" " + words[-1])
+    elif do_question:
+        resumed = _resumed_verb_phrase(["", *words])
+        end = body.rindex(resumed) if resumed else end
+    elif resumed := _resumed_participle(words):
+        end = body.rindex(resumed)
+    elif len(words) >= 2 and _FINAL_PARTICIPLE.fullmatch(words[-1]) and _after_a_noun(words[-2]):
+        end = body.rindex(" " + words[-1])
+    return clause.start(), end
+
+
 @lru_cache(maxsize=4096)
 def asked(question: str) -> Asked:
     """Read the answer type and the asked attribute off ``question``."""

@@ -29,6 +29,7 @@ from .answerability import (
     asked,
     asks_for_description,
     describes_entity,
+    description_span,
     holds_value,
     mentions,
     unsaid,
@@ -339,6 +340,17 @@ def second_hop_target(question: str, hop: Sequence[Passage], bridge: Bridge) -> 
     # the man honoured in the name of Pennatula taveneri *train* as?")
     return next((p for p in others if mentions(what, f"{p.title}. {p.text}", known=bridge.sentence)),
                 others[0] if others else None)
+
+
+def hop_question(question: str, entity: str) -> str | None:
+    """``question`` asked of ``entity`` itself: its description replaced by the name ("Where did the zoo's current
+    director work for nine years …?" -> "Where did Tobias Quennell work for nine years …?"), the single-hop question
+    the second hop answers. ``None`` where the question's description cannot be told apart."""
+    span = description_span(question)
+    if span is None:
+        return None
+    body = question.strip().rstrip("?").rstrip()
+    return f"{body[: span[0]]}{entity} {body[span[1]:].lstrip()}".strip() + "?"
 
 
 def about(entity: str, text: str) -> bool:

@@ -19,6 +19,7 @@ passages (cosine similarity, 0..1). Extractive answers use the extractive senten
 from __future__ import annotations
 
 import contextlib
+import re
 import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -30,7 +31,7 @@ from pydantic import BaseModel, Field, model_validator
 from groundqa.contracts import ContractError, ContractReport, constrained
 from groundqa.judges import get_judge
 from groundqa.judges.answer_judge import shared_answer_judge
-from groundqa.judges.lexical import features
+from groundqa.judges.lexical import features, stem
 from groundqa.runtime.run import Budgets, RunState, RunStopped, current_run, recover, run_scope, stage_scope
 from groundqa.runtime.safe_text import has_lone_surrogates, scrub_surrogates
 from groundqa.runtime.trace import ContractAttempt, Trace
@@ -45,7 +46,7 @@ from groundqa.signatures.types import (
 from groundqa.text import citation_numbers, opening
 
 from .answerability import asked
-from .bridging import Bridge, about, find_bridges, second_hop_target
+from .bridging import Bridge, about, find_bridges, hop_question, second_hop_target
 from .casing import truecase
 from .citations import analyse, render
 from .context import NumberedContext, build_context, merge_passages
@@ -131,7 +132,7 @@ class QAConfig(BaseModel):
             # test question (docs/BENCHMARKS.md session 21). Calibrate it on your own corpus.
             base: dict[str, Any] = {"premise_extractor": "heuristic", "premise_judge": "offline", "max_passages": 3,
                                     "extractive_first": 0.0, "max_attempts": 1, "generate_unanswered": False,
-                                    "answer_rescue": 3.0,
+                                    "answer_rescue": 3.0, "bridge_rescue": 3.0,
                                     "budgets": Budgets(max_context_chars=2400, max_answer_tokens=48)}
         else:
             base = {"premise_extractor": "lm", "premise_judge": "lm", "reasoning": False}
@@ -376,6 +377,7 @@ class GroundedQA(dspy.Module):
         candidates = find_bridges(question, passages, limit=self.gates.bridge_candidates) if self.config.bridging else []
         chosen: tuple[Bridge, list[Passage], Passage] | None = None
         best = 0.0  # how much of the question the verified bridge's answer says, with the sentence that named it
+        tried: list[tuple[Bridge, list[Passage], Passage]] = []
         for bridge in candidates:
             if chosen is not None and state.usage.retrieval_calls >= state.budgets.max_retrievals:
                 break  # the budget is spent: keep the best candidate so far
@@ -386,6 +388,7 @@ class GroundedQA(dspy.Module):
                 state.note(f"bridge: the second hop for {bridge.entity!r} found no other passage")
                 continue
             chosen = chosen or (bridge, hop, target)
+            tried.append((bridge, hop, target))
             said, answering = next(((c, p) for p in _answer_sites(bridge, passages, hop, target)
                                     if (c := self._answers_about(question, bridge, passages, p))), (0.0, target))
             # the first candidate that answers is kept, unless a later one says all of what was asked where it
@@ -402,6 +405,11 @@ class GroundedQA(dspy.Module):
                 state.note(f"bridge: the second hop for {bridge.entity!r} does not say what was asked")
         if chosen is None:
             return passages, None, set()
+        # where no candidate's second hop says all of what was asked, a candidate whose second hop the answer judge
+        # reads as answering the question asked of it by name is the bridge (unless it is the one already kept)
+        judged = self._judged_bridge(question, passages, tried, state) if best < 1.0 else None
+        if judged is not None and (best <= 0.0 or judged[0].entity != chosen[0].entity):
+            chosen, best = judged, 1.0
         # where no second hop answers, or only the page that named the bridge does, a first hop that answers by
         # itself needs no bridge ("… races a single-handed dinghy named Marsh Hare" for "the dinghy raced by Amos
         # Quint's granddaughter")
@@ -441,6 +449,39 @@ class GroundedQA(dspy.Module):
         state.emit("bridge", entity=bridge.entity, query=bridge.query, chunk_id=bridge.chunk_id)
         state.note(f"bridge: the first hop dates {dated.event!r} to {bridge.entity}; asked {bridge.asks!r}")
         return _naming_first(first, target, passages, hop), bridge, {first.chunk_id, *(p.chunk_id for p in hop)}
+
+    def _judged_bridge(self, question: str, passages: list[Passage], tried: list[tuple[Bridge, list[Passage], Passage]],
+                       state: RunState) -> tuple[Bridge, list[Passage], Passage] | None:
+        """Where no candidate's second hop says all of what was asked in the rules' reading, the question asked of each
+        candidate by name (:func:`~.bridging.hop_question`: "Where did Tobias Quennell work for nine years before
+        becoming director?"), which the tuned answer judge reads as it was trained to, a single-hop question: the
+        first candidate whose answer sites (:func:`_answer_sites`) hold a sentence of the asked type the judge reads
+        as the answer, with a margin of at least ``gates.bridge_rescue``, is the bridge, and asks that question of
+        the second hop. A question that asks nothing of the name ("What was the name of Hester Vance?" for "… of
+        Hester Vance's father") is not asked. Off (``None``) where the gate is ``RESCUE_OFF`` or above."""
+        judge = self._answer_judge() if self.gates.bridge_rescue < RESCUE_OFF else None
+        if judge is None:
+            return None
+        for bridge, hop, target in tried:
+            asks = hop_question(question, bridge.entity)
+            named = {stem(w) for w in re.findall(r"[^\W\d_]+", bridge.entity)}
+            if asks is None or not set(asked(asks).attribute) - named:
+                continue  # "What was the name of Hester Vance?" asks nothing of her
+            first = next(p for p in passages if p.chunk_id == bridge.chunk_id)
+            sites = _answer_sites(bridge, passages, hop, target)
+            # the judge reads sentences, not a context the LM is shown: no budget to spend, nothing to trim
+            context = NumberedContext(merge_passages([first], sites), "")
+            own_page = about(bridge.entity, first.title)
+            site_numbers = {n for n, p in enumerate(context.passages, start=1) if p.chunk_id != first.chunk_id or own_page}
+            what = asked(asks)
+            rescued = rescue_answer(asks, context, judge, self.gates.bridge_rescue, self.gates.rescue_candidates,
+                                    site_numbers, typed=what)
+            if rescued is not None:
+                site = context.passages[rescued.number - 1]
+                state.note(f"bridge: the answer judge reads {asks!r} as answered on {site.chunk_id} "
+                           f"(margin {rescued.margin:.1f} >= {self.gates.bridge_rescue})")
+                return replace(bridge, asks=asks), hop, next(p for p in [first, *sites] if p.chunk_id == site.chunk_id)
+        return None
 
     def _answers_itself(self, question: str, passages: list[Passage]) -> bool:
         """Whether the first hop's best passage holds a sentence that says all of what was asked ("Its research

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .answerability import Asked, holds_value
 from .context import NumberedContext
 from .extractive import AnswerJudgment, rank_sentences
 
@@ -36,9 +37,12 @@ class Rescue:
 
 
 def rescue_answer(question: str, context: NumberedContext, judge: AnswerJudgment, floor: float, candidates: int,
-                  citable: set[int] | None = None) -> Rescue | None:
-    """The best of the ``candidates`` best-ranked citable sentences by the judge's margin, if it reaches ``floor``."""
-    ranked = [c for c in rank_sentences(question, context) if citable is None or c.number in citable][:candidates]
+                  citable: set[int] | None = None, typed: Asked | None = None) -> Rescue | None:
+    """The best of the ``candidates`` best-ranked citable sentences by the judge's margin, if it reaches ``floor``;
+    with ``typed``, only sentences that hold a value of the type it asks for, where it asks for one ("Margit Brask
+    was born in Tellwick" gives no year)."""
+    ranked = [c for c in rank_sentences(question, context) if (citable is None or c.number in citable)
+              and (typed is None or typed.kind in (None, "yes_no") or holds_value(typed, c.text))][:candidates]
     best: Rescue | None = None
     for c in ranked:
         margin = judge(context.passages[c.number - 1].title, c.before, c.text, question)
