@@ -484,8 +484,8 @@ _DETERMINERS = frozenset(_words("the a an his her its their this these those all
 
 def _phrase_end(body: str, pos: int, do_question: bool) -> int:
     """Where the noun phrase that goes on at ``pos`` ends: before a preposition, a conjunction or a relative word,
-    before a participle ("… curator *born*"), and in a do-question before its main verb, a bare word the end of the
-    question, a preposition or a determiner follows ("… the Threlkirk Local History Society *write*", "… Kellby
+    before a participle ("… curator *born*"), and in a do-question before its main verb: the first bare word followed
+    by the question's end, a preposition or a determiner ("… the Threlkirk Local History Society *write*", "… Kellby
     Lighthouse *spend* his childhood", "… the 2016 Strait Regatta winner *arrive* on …")."""
     tokens = list(re.finditer(r"\S+", body[pos:]))
     end = pos
@@ -524,7 +524,7 @@ def description_span(question: str) -> tuple[int, int] | None:
     if words and words[-1].lower() in _CARRIER:  # "How many inhabitants does the port where … was built *have*?"
         end = body.rindex(" " + words[-1])
     elif do_question:
-        resumed = _resumed_verb_phrase(["", *words])
+        resumed = _resumed_verb_phrase(words)
         end = body.rindex(resumed) if resumed else end
     elif resumed := _resumed_participle(words):
         end = body.rindex(resumed)

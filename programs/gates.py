@@ -80,8 +80,9 @@ class Gates(StateModel):
     bridge_rescue: float = _gate(
         RESCUE_OFF, 0.0, RESCUE_OFF, "margin the tuned answer judge must give a sentence of a bridge's second hop, "
         "read as the question asked of the bridge by name ('Where did Tobias Quennell work …?' for 'Where did the "
-        "zoo's current director work …?'), where the rules found no candidate's second hop that answers; the best "
-        f"of rescue_candidates sentences of each answer site is tried. {RESCUE_OFF} and above: not asked")
+        "zoo's current director work …?'), where no candidate's second hop says all of what was asked in the rules' "
+        "reading; of each candidate's pages, the best rescue_candidates sentences that hold a value of the asked "
+        f"type are tried, candidates in rank order. {RESCUE_OFF} and above: not asked")
     contradiction: float = _gate(
         0.6, 0.4, 0.95, "coverage of a presupposition a passage needs before its conflicting value or "
         "antonym counts as contradicting it (premise_contradicted); likewise of a question before an answer "

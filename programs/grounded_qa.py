@@ -19,7 +19,6 @@ passages (cosine similarity, 0..1). Extractive answers use the extractive senten
 from __future__ import annotations
 
 import contextlib
-import re
 import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -31,7 +30,7 @@ from pydantic import BaseModel, Field, model_validator
 from groundqa.contracts import ContractError, ContractReport, constrained
 from groundqa.judges import get_judge
 from groundqa.judges.answer_judge import shared_answer_judge
-from groundqa.judges.lexical import features, stem
+from groundqa.judges.lexical import features
 from groundqa.runtime.run import Budgets, RunState, RunStopped, current_run, recover, run_scope, stage_scope
 from groundqa.runtime.safe_text import has_lone_surrogates, scrub_surrogates
 from groundqa.runtime.trace import ContractAttempt, Trace
@@ -464,23 +463,17 @@ class GroundedQA(dspy.Module):
             return None
         for bridge, hop, target in tried:
             asks = hop_question(question, bridge.entity)
-            named = {stem(w) for w in re.findall(r"[^\W\d_]+", bridge.entity)}
-            if asks is None or not set(asked(asks).attribute) - named:
+            if asks is None or not asked(asks).attribute:  # the name's own words are no attribute
                 continue  # "What was the name of Hester Vance?" asks nothing of her
-            first = next(p for p in passages if p.chunk_id == bridge.chunk_id)
-            sites = _answer_sites(bridge, passages, hop, target)
             # the judge reads sentences, not a context the LM is shown: no budget to spend, nothing to trim
-            context = NumberedContext(merge_passages([first], sites), "")
-            own_page = about(bridge.entity, first.title)
-            site_numbers = {n for n, p in enumerate(context.passages, start=1) if p.chunk_id != first.chunk_id or own_page}
-            what = asked(asks)
+            context = NumberedContext(merge_passages(_answer_sites(bridge, passages, hop, target)), "")
             rescued = rescue_answer(asks, context, judge, self.gates.bridge_rescue, self.gates.rescue_candidates,
-                                    site_numbers, typed=what)
+                                    typed=True)
             if rescued is not None:
                 site = context.passages[rescued.number - 1]
                 state.note(f"bridge: the answer judge reads {asks!r} as answered on {site.chunk_id} "
                            f"(margin {rescued.margin:.1f} >= {self.gates.bridge_rescue})")
-                return replace(bridge, asks=asks), hop, next(p for p in [first, *sites] if p.chunk_id == site.chunk_id)
+                return replace(bridge, asks=asks), hop, site
         return None
 
     def _answers_itself(self, question: str, passages: list[Passage]) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .answerability import Asked, holds_value
+from .answerability import asked, holds_value
 from .context import NumberedContext
 from .extractive import AnswerJudgment, rank_sentences
 
@@ -37,12 +37,13 @@ class Rescue:
 
 
 def rescue_answer(question: str, context: NumberedContext, judge: AnswerJudgment, floor: float, candidates: int,
-                  citable: set[int] | None = None, typed: Asked | None = None) -> Rescue | None:
+                  citable: set[int] | None = None, typed: bool = False) -> Rescue | None:
     """The best of the ``candidates`` best-ranked citable sentences by the judge's margin, if it reaches ``floor``;
-    with ``typed``, only sentences that hold a value of the type it asks for, where it asks for one ("Margit Brask
-    was born in Tellwick" gives no year)."""
+    ``typed``: only sentences that hold a value of the type ``question`` asks for, where it asks for one ("Margit
+    Brask was born in Tellwick" gives no year)."""
+    what = asked(question) if typed else None
     ranked = [c for c in rank_sentences(question, context) if (citable is None or c.number in citable)
-              and (typed is None or typed.kind in (None, "yes_no") or holds_value(typed, c.text))][:candidates]
+              and (what is None or what.kind in (None, "yes_no") or holds_value(what, c.text))][:candidates]
     best: Rescue | None = None
     for c in ranked:
         margin = judge(context.passages[c.number - 1].title, c.before, c.text, question)
