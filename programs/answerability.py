@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from groundqa.hypernyms import names_a_kind_of
-from groundqa.judges.lexical import KINSHIP, LIFESPAN, NOT_A_PERSON, features, stem, term_spans
+from groundqa.judges.lexical import KINSHIP, LIFESPAN, NOT_A_PERSON, features, negates, stem, term_spans
 from groundqa.judges.paraphrase import said_otherwise, stemmed_groups
 from groundqa.text import strip_citations
 
@@ -366,6 +366,11 @@ class Asked:
     optional: frozenset[str] = frozenset()
     """Terms whose absence costs nothing: a verb that only carries the slot ("What gauge does it *use*?",
     "What motto *appears* beneath the crest?"). Said, they count like any other."""
+    denied: bool = False
+    """The question asks what is *not* so ("What is *not* a side effect of glucocorticoids?", "Which day *can't*
+    you visit the museum?"): only a sentence that denies or excludes something answers it ("The museum is
+    *closed* on Mondays"). The sentence that says the same thing without the negation ("these drugs can have
+    many undesirable side effects, such as …") is the commonest topical non-answer to such a question."""
 
     @property
     def weight(self) -> dict[str, float]:
@@ -608,9 +613,21 @@ def asked(question: str) -> Asked:
             else (_DOER.match(read.strip()) or _ROLE_HOLDER.match(read.strip())) if kind == "person"
             else _COUNTED.match(question.strip()))
     event = _CAUSE if cause else stem(said.group(1)) if said and stem(said.group(1)) in terms else ""
+    denied = kind != "yes_no" and bool(_DENIED_Q.search(_NOT_DENYING.sub(" ", question)))
     return Asked(question, kind, tuple(order), frozenset(name_tokens), tuple(terms[t] for t in order), event,
                  relation if relation in _RELATIONS else "", _subject_name(question, feats.names),
-                 slot if slot in terms else "", heads, category, optional)
+                 slot if slot in terms else "", heads, category, optional, denied)
+
+
+# A question that asks what is not so; "why" takes the failure for granted and asks its cause ("Why *couldn't* the
+# firefighters reach the summit?" is answered by the storm), so it is left to premise verification
+_DENIED_Q = re.compile(r"^(?!\W*why\b).*?(?:\b(?:not|never)\b|n['’]t\b)", re.I)
+_NOT_DENYING = re.compile(r"\b(?:whether or not|if not|not only|not just|not yet known|or not|or may not)\b", re.I)
+_NEGATIVE_PREFIX = re.compile(r"\b(un|in|im|il|ir|non-?|dis)([a-z]{4,})\b")
+# Words that deny or exclude in other words than a negation ("The museum is *closed* on Mondays", "open daily
+# *except* Mondays", "*only* four interactions are known")
+_DENYING = re.compile(r"\b(?:except|excepting|excluding|excluded|exclusively|other than|apart from|only|closed|unable|"
+                      r"lacks?|lacked|lacking|fail(?:s|ed)?|absent|missing|instead|rather|unlike|neither|nor)\b", re.I)
 
 
 # The two words right after the wh-phrase, and the word after them: "What's the *surface area of*", "What
@@ -851,6 +868,16 @@ def _other_dimension(what: Asked, text: str) -> str:
     return measured[0]
 
 
+def says_denial(text: str, question: str = "") -> bool:
+    """``text`` denies or excludes something: a negation ("never", "not"), a word that excludes ("closed",
+    "except", "only"), or the negative of a word of ``question`` ("*inactive*" for "isn't *active*", "*unsolved*"
+    for "not *solved*"). What a question that asks what is *not* so (:attr:`Asked.denied`) needs of its answer."""
+    if negates(text) or _DENYING.search(text):
+        return True
+    asked_words = features(question).content
+    return any(stem(m.group(2)) in asked_words for m in _NEGATIVE_PREFIX.finditer(text.lower()))
+
+
 def holds_value(what: Asked, text: str) -> bool:
     """Whether ``text`` holds a value of the asked type (a date, a number, a name the question lacks); never
     for an open "what" or a yes/no question, which have no value to look for."""
@@ -1075,6 +1102,9 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     former = what.kind == "person" and not lead and bool(_NOW_Q.search(what.question) and _FORMER.search(text))
     if former:
         missing = (*missing, "the sentence says who it was, not who it is now")
+    undenied = what.denied and not says_denial(text, what.question)
+    if undenied:
+        missing = (*missing, "the sentence does not say what is not so")
     relative = _kin_subject(what, text)
     if relative:
         missing = (*missing, f"the sentence is about a relative ({relative})")
@@ -1085,7 +1115,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
     typed = (has_type(what.kind, text, features(what.question).tokens, what.question) and not what.required & set(missing)
-             and not other and not former and not relative and not _kin_unsaid(what, missing, f"{title}. {text}")
+             and not other and not former and not undenied and not relative and not _kin_unsaid(what, missing, f"{title}. {text}")
              and swapped is None and not elsewhere and not silent)
     weights = what.weight
     total = sum(weights.values())
@@ -1093,5 +1123,5 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     return Answerability(round(coverage if typed else 0.0, 4), typed, round(coverage, 4), missing)
 
 
-__all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "describes_by_role", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "substitution", "unsaid",
+__all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "describes_by_role", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "substitution", "unsaid",
            "value_beside"]

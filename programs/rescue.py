@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .answerability import asked, holds_value
+from .answerability import asked, holds_value, says_denial
 from .context import NumberedContext
 from .extractive import AnswerJudgment, rank_sentences
 
@@ -40,10 +40,12 @@ def rescue_answer(question: str, context: NumberedContext, judge: AnswerJudgment
                   citable: set[int] | None = None, typed: bool = False) -> Rescue | None:
     """The best of the ``candidates`` best-ranked citable sentences by the judge's margin, if it reaches ``floor``;
     ``typed``: only sentences that hold a value of the type ``question`` asks for, where it asks for one ("Margit
-    Brask was born in Tellwick" gives no year)."""
-    what = asked(question) if typed else None
+    Brask was born in Tellwick" gives no year). A question that asks what is not so reads only sentences that deny
+    or exclude something, as the answerability check does (:attr:`Asked.denied`)."""
+    what = asked(question)
     ranked = [c for c in rank_sentences(question, context) if (citable is None or c.number in citable)
-              and (what is None or what.kind in (None, "yes_no") or holds_value(what, c.text))][:candidates]
+              and (not what.denied or says_denial(c.text, question))
+              and (not typed or what.kind in (None, "yes_no") or holds_value(what, c.text))][:candidates]
     best: Rescue | None = None
     for c in ranked:
         margin = judge(context.passages[c.number - 1].title, c.before, c.text, question)
