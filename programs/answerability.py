@@ -368,7 +368,7 @@ class Asked:
     "What motto *appears* beneath the crest?"). Said, they count like any other."""
     denied: bool = False
     """The question asks what is *not* so ("What is *not* a side effect of glucocorticoids?", "Which day *can't*
-    you visit the museum?"): only a sentence that denies or excludes something answers it ("The museum is
+    you visit the museum?", "What cell is *unable* to act as a scavenger?"): only a sentence that denies or excludes something answers it ("The museum is
     *closed* on Mondays"). The sentence that says the same thing without the negation ("these drugs can have
     many undesirable side effects, such as …") is the commonest topical non-answer to such a question."""
 
@@ -621,7 +621,7 @@ def asked(question: str) -> Asked:
 
 # A question that asks what is not so; "why" takes the failure for granted and asks its cause ("Why *couldn't* the
 # firefighters reach the summit?" is answered by the storm), so it is left to premise verification
-_DENIED_Q = re.compile(r"^(?!\W*why\b).*?(?:\b(?:not|never)\b|n['’]t\b)", re.I)
+_DENIED_Q = re.compile(r"^(?!\W*why\b).*?(?:\b(?:not|never|cannot|unable)\b|n['’]t\b)", re.I)
 _NOT_DENYING = re.compile(r"\b(?:whether or not|if not|not only|not just|not yet known|or not|or may not)\b", re.I)
 _NEGATIVE_PREFIX = re.compile(r"\b(un|in|im|il|ir|non-?|dis)([a-z]{4,})\b")
 # Words that deny or exclude in other words than a negation ("The museum is *closed* on Mondays", "open daily

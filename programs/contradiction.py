@@ -140,11 +140,34 @@ class Contradiction:
     coverage: float
 
 
+# A word's opposite made with a negative prefix ("*in*consistent", "*a*synchronously", "*un*solved"). Only where the
+# word without the prefix reads as an adjective, an adverb or (for "un") a participle: "*in*formation" is no opposite of
+# "formation", nor "*dis*cover" of "cover". Stems, as :func:`~groundqa.judges.lexical.stem` writes them.
+_NEGATIVE_PREFIXES = ("non", "un", "in", "im", "il", "ir", "a")
+_ADJECTIVAL = re.compile(r"(?:al|ent|ant|ous|ousli|abl|ibl|iv|ic|ful|alli|entli|antli|ar)$")
+_PARTICIPLE = re.compile(r"(?:ed|en|wn)$")
+
+
+def prefixed_opposites(token: str, tokens: frozenset[str]) -> set[str]:
+    """The tokens of ``tokens`` that are ``token`` with a negative prefix added or taken away."""
+    found: set[str] = set()
+    for prefix in _NEGATIVE_PREFIXES:
+        for base, other in ((token, prefix + token),
+                            (token[len(prefix):], token[len(prefix):]) if token.startswith(prefix) else ("", "")):
+            if len(base) < 5 or other not in tokens or other == token:
+                continue
+            if (_ADJECTIVAL.search(base) and (prefix != "a" or len(base) >= 7)) or (
+                    prefix == "un" and _PARTICIPLE.search(base)):
+                found.add(other)
+    return found
+
+
 def conflict(claim: TextFeatures, unit: TextFeatures) -> tuple[ConflictKind, str, set[str]] | None:
     """The first conflict between ``claim`` and ``unit``, with the claim tokens it accounts for. Degree
-    words ("most", "more", "same") are stop words, so the antonyms are looked up among all tokens."""
+    words ("most", "more", "same") are stop words, so the antonyms are looked up among all tokens; an opposite made
+    with a negative prefix ("*in*consistent") counts as an antonym."""
     for token in sorted(claim.tokens):
-        opposite = ANTONYMS.get(token, frozenset()) & unit.tokens
+        opposite = (ANTONYMS.get(token, frozenset()) & unit.tokens) | prefixed_opposites(token, unit.tokens)
         # a claim that holds the opposite itself asks of both ("the Sound's *narrowest width*": "narrows to 900 m")
         opposite = {o for o in opposite if not any(t.startswith(o) for t in claim.tokens if len(o) >= 4)}
         if opposite and token not in unit.tokens:

@@ -26,6 +26,8 @@ from groundqa.signatures.types import AbstainReason, Passage
     "Which day of the week can't you visit the Harlow Museum?",
     "Which day of the week can’t you visit the Harlow Museum?",  # a typographic apostrophe
     "What cell never reacts with self peptides?",
+    "What cell is unable to act as a scavenger?",
+    "What cannot be solved by mechanical application of mathematical steps?",
     "A flow of water can not be considered an artifact of what?",
 ])
 def test_a_question_that_asks_what_is_not_so_is_denied(question: str) -> None:

@@ -15,7 +15,7 @@ from groundqa.judges.lexical import features, stem
 from groundqa.programs.answerability import asked, check, plain_words, substitution
 from groundqa.programs.bridging import _kinds, describes_entity, find_bridge, find_bridges, second_hop_target
 from groundqa.programs.context import NumberedContext
-from groundqa.programs.contradiction import asks_doer, conflict, find_contradiction
+from groundqa.programs.contradiction import asks_doer, conflict, find_contradiction, prefixed_opposites
 from groundqa.programs.gates import GATE_NAMES, Gates
 from groundqa.programs.grounded_qa import GroundedQA, QAConfig
 from groundqa.programs.persistence import ProgramFileError, load_program, save_program
@@ -158,6 +158,12 @@ def test_answerability_separates_the_answering_sentence_from_topical_ones():
     ("What can be viewed as a limited collection of instances?",
      "A problem can be viewed as an infinite collection of instances."),
     ("What is more difficult than multiplication?", "Squaring is not more difficult than multiplication."),
+    # the opposite made with a negative prefix (SQuAD 2.0's antonym questions)
+    ("Laboratory measurements of forces are fully inconsistent with what?",
+     "Laboratory measurements of forces are fully consistent with the conceptual definition of force."),
+    ("What can be viewed as an informal language?", "A decision problem can be viewed as a formal language."),
+    ("How are the packets forwarded synchronously by intermediate network nodes?",
+     "Packets are normally forwarded by intermediate network nodes asynchronously."),
 ])
 def test_a_sentence_that_swaps_a_word_of_the_question_does_not_answer_it(question: str, sentence: str):
     what = asked(question)
@@ -173,6 +179,17 @@ def test_agreement_a_yes_no_question_or_an_unrelated_sentence_is_no_substitution
     # about something else (few of the question's other words): the antonym is incidental
     assert substitution(asked("Which river has the strongest current in the valley?"),
                         "The weakest team won the cup.") is None
+
+
+@pytest.mark.parametrize(("token", "other", "opposite"), [
+    ("inconsistent", "consistent", True), ("formal", "informal", True), ("unsolved", "solved", True),
+    ("synchronousli", "asynchronousli", True), ("nonlinear", "linear", True), ("typical", "atypical", True),
+    # no adjectival ending on the base: "in" + "formation", "dis" + "cover"
+    ("formation", "information", False), ("cover", "discover", False),
+    ("cross", "across", False), ("moral", "amoral", False),  # "a" only before a long base ("a" + "cross")
+])
+def test_an_opposite_made_with_a_negative_prefix(token: str, other: str, opposite: bool):
+    assert bool(prefixed_opposites(token, frozenset({other}))) is opposite
 
 
 def test_closed_sets_and_degrees_conflict():
