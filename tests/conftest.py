@@ -59,6 +59,15 @@ def embedded_lm(model_cache: Path):
     return EmbeddedLM(cache_dir=model_cache, cache=False)
 
 
+@pytest.fixture()
+def embedded_dspy(embedded_lm):
+    """DSPy set up with the real embedded LM as the CLI sets it up (behind the guard, no JSON fallback)."""
+    from embedded_programs import configure_embedded
+
+    configure_embedded(embedded_lm)
+    return embedded_lm
+
+
 @pytest.fixture
 def demo_corpus() -> Path:
     return DEMO_CORPUS

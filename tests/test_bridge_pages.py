@@ -9,7 +9,7 @@ corpus written for this test (not the bundled one).
 from __future__ import annotations
 
 import pytest
-from embedded_programs import configure_embedded, embedded_program
+from embedded_programs import embedded_program
 
 from groundqa.datasets.loaders import Document
 from groundqa.programs.answerability import asked, check
@@ -107,13 +107,8 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> GroundedQA:
     return embedded_program(tmp_path_factory, CORPUS, "bridge_pages")
 
 
-@pytest.fixture()
-def _lm(embedded_lm) -> None:
-    configure_embedded(embedded_lm)
-
-
 @pytest.mark.integration
-@pytest.mark.usefixtures("_lm")
+@pytest.mark.usefixtures("embedded_dspy")
 def test_the_doctor_who_founded_the_clinic_is_found_on_her_own_page(program: GroundedQA):
     events: list[dict] = []
     result = program.run("When did the doctor who founded the Tarne Clinic die?", on_event=events.append)
@@ -123,7 +118,7 @@ def test_the_doctor_who_founded_the_clinic_is_found_on_her_own_page(program: Gro
 
 
 @pytest.mark.integration
-@pytest.mark.usefixtures("_lm")
+@pytest.mark.usefixtures("embedded_dspy")
 def test_the_winter_ascent_is_not_the_first_ascent(program: GroundedQA):
     result = program.run("In what year was the man who made the first winter ascent of Mount Skarn born?")
     assert not result.abstained, result.abstain_message
@@ -131,7 +126,7 @@ def test_the_winter_ascent_is_not_the_first_ascent(program: GroundedQA):
 
 
 @pytest.mark.integration
-@pytest.mark.usefixtures("_lm")
+@pytest.mark.usefixtures("embedded_dspy")
 def test_the_church_is_named_by_the_windows_and_measured_by_the_town(program: GroundedQA):
     result = program.run("How tall is the tower of the church that received new windows from the Holmby Glassworks "
                          "in 1925?")
@@ -141,7 +136,7 @@ def test_the_church_is_named_by_the_windows_and_measured_by_the_town(program: Gr
 
 
 @pytest.mark.integration
-@pytest.mark.usefixtures("_lm")
+@pytest.mark.usefixtures("embedded_dspy")
 def test_the_candidate_that_says_the_whole_description_wins(program: GroundedQA):
     # "a restoration overseen by Tobias Marne" names someone of the hall, but only "Designed by Karl Drell" says who
     # its architect was

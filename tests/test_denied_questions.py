@@ -11,7 +11,7 @@ whole program on the real embedded LM, with the shipped answer judge, over a cor
 from __future__ import annotations
 
 import pytest
-from embedded_programs import configure_embedded, embedded_program
+from embedded_programs import embedded_program
 
 from groundqa.datasets.loaders import Document
 from groundqa.programs.answerability import asked, check, says_denial
@@ -102,13 +102,8 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> GroundedQA:
     return embedded_program(tmp_path_factory, CORPUS, "denied")
 
 
-@pytest.fixture()
-def _lm(embedded_lm) -> None:
-    configure_embedded(embedded_lm)
-
-
 @pytest.mark.integration
-@pytest.mark.usefixtures("_lm")
+@pytest.mark.usefixtures("embedded_dspy")
 def test_a_sentence_that_excludes_answers_a_denied_question(program: GroundedQA) -> None:
     result = program.run("On which day is the Harlow Museum not open?")
     assert not result.abstained, result.abstain_message
@@ -116,7 +111,7 @@ def test_a_sentence_that_excludes_answers_a_denied_question(program: GroundedQA)
 
 
 @pytest.mark.integration
-@pytest.mark.usefixtures("_lm")
+@pytest.mark.usefixtures("embedded_dspy")
 @pytest.mark.parametrize("question", [
     "What is not a side effect of glucocorticoids?",
     "Where was the ferry Tern not built?",
@@ -128,7 +123,7 @@ def test_the_positive_sentence_is_no_answer(program: GroundedQA, question: str) 
 
 
 @pytest.mark.integration
-@pytest.mark.usefixtures("_lm")
+@pytest.mark.usefixtures("embedded_dspy")
 def test_the_same_question_without_the_negation_is_answered(program: GroundedQA) -> None:
     result = program.run("What are the side effects of glucocorticoids?")
     assert not result.abstained, result.abstain_message

@@ -12,14 +12,14 @@
 from __future__ import annotations
 
 import pytest
-from embedded_programs import configure_embedded, embedded_program
+from embedded_programs import embedded_program
 
 from groundqa.datasets.loaders import Document
 from groundqa.programs.grounded_qa import GroundedQA
 from groundqa.runtime.trace import RetrievalCall, Trace
 from groundqa.signatures.types import AbstainReason, ExitReason, GroundedResult
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("embedded_dspy")]
 
 CORPUS = [
     Document(id="mount-kestrel", title="Mount Kestrel", text=(
@@ -74,11 +74,6 @@ CORPUS = [
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> GroundedQA:
     return embedded_program(tmp_path_factory, CORPUS, "shapes")
-
-
-@pytest.fixture(autouse=True)
-def _lm(embedded_lm) -> None:
-    configure_embedded(embedded_lm)
 
 
 def answered(result: GroundedResult) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from embedded_programs import configure_embedded, embedded_program
+from embedded_programs import embedded_program
 
 from groundqa.datasets.loaders import load_corpus
 from groundqa.programs.answerability import description_span
@@ -90,13 +90,8 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> GroundedQA:
     return embedded_program(tmp_path_factory, load_corpus(MONASTERY).items, "hop_question")
 
 
-@pytest.fixture()
-def _lm(embedded_lm) -> None:
-    configure_embedded(embedded_lm)
-
-
 @pytest.mark.integration
-@pytest.mark.usefixtures("_lm")
+@pytest.mark.usefixtures("embedded_dspy")
 def test_the_judge_reads_the_second_hop_asked_of_the_bridge_by_name(program: GroundedQA) -> None:
     result = program.run(PENSION)
     assert not result.abstained, result.abstain_message
@@ -105,7 +100,7 @@ def test_the_judge_reads_the_second_hop_asked_of_the_bridge_by_name(program: Gro
 
 
 @pytest.mark.integration
-@pytest.mark.usefixtures("_lm")
+@pytest.mark.usefixtures("embedded_dspy")
 def test_without_the_gate_the_rules_refuse_it(program: GroundedQA) -> None:
     with program.gates.overridden(bridge_rescue=RESCUE_OFF):
         result = program.run(PENSION)
@@ -113,7 +108,7 @@ def test_without_the_gate_the_rules_refuse_it(program: GroundedQA) -> None:
 
 
 @pytest.mark.integration
-@pytest.mark.usefixtures("_lm")
+@pytest.mark.usefixtures("embedded_dspy")
 def test_what_the_bridge_page_does_not_say_is_still_refused(program: GroundedQA) -> None:
     result = program.run("What instrument did the abbot who signed Holmbrake's deed of surrender play?")
     assert result.abstained, result.answer

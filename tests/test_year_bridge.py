@@ -8,7 +8,7 @@ real embedded LM over a corpus written for this test (not the bundled one).
 from __future__ import annotations
 
 import pytest
-from embedded_programs import configure_embedded, embedded_program
+from embedded_programs import embedded_program
 
 from groundqa.datasets.loaders import Document
 from groundqa.judges.lexical import features
@@ -137,13 +137,8 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> GroundedQA:
     return embedded_program(tmp_path_factory, CORPUS, "year_bridge")
 
 
-@pytest.fixture()
-def _lm(embedded_lm) -> None:
-    configure_embedded(embedded_lm)
-
-
 @pytest.mark.integration
-@pytest.mark.usefixtures("_lm")
+@pytest.mark.usefixtures("embedded_dspy")
 def test_the_warden_when_the_lighthouse_was_first_lit(program: GroundedQA):
     events: list[dict] = []
     result = program.run("Who was harbour warden of Kestel Harbour when Brisk Point Lighthouse was first lit?",
@@ -155,7 +150,7 @@ def test_the_warden_when_the_lighthouse_was_first_lit(program: GroundedQA):
 
 
 @pytest.mark.integration
-@pytest.mark.usefixtures("_lm")
+@pytest.mark.usefixtures("embedded_dspy")
 def test_a_year_no_term_holds_is_refused(program: GroundedQA):
     # the market hall burned in 1891; the list starts in 1902
     result = program.run("Who was harbour warden of Kestel Harbour when the old market hall burned down?")
@@ -163,7 +158,7 @@ def test_a_year_no_term_holds_is_refused(program: GroundedQA):
 
 
 @pytest.mark.integration
-@pytest.mark.usefixtures("_lm")
+@pytest.mark.usefixtures("embedded_dspy")
 def test_a_year_the_question_gives_is_read_inside_a_term(program: GroundedQA):
     result = program.run("Who was harbour warden of Kestel Harbour in 1950?")
     assert not result.abstained, result.abstain_message
