@@ -33,7 +33,7 @@ from groundqa.judges.paraphrase import said_otherwise, stemmed_groups
 from groundqa.text import strip_citations
 
 from .answer_values import CALENDAR_WORDS, MEASURE_OF, AnswerType, has_type
-from .contradiction import asks_doer, conflict_about
+from .contradiction import asks_doer, conflict_about, prefixed_opposites
 
 _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)"
 _DATE_Q = re.compile(
@@ -368,9 +368,10 @@ class Asked:
     "What motto *appears* beneath the crest?"). Said, they count like any other."""
     denied: bool = False
     """The question asks what is *not* so ("What is *not* a side effect of glucocorticoids?", "Which day *can't*
-    you visit the museum?", "What cell is *unable* to act as a scavenger?"): only a sentence that denies or excludes something answers it ("The museum is
-    *closed* on Mondays"). The sentence that says the same thing without the negation ("these drugs can have
-    many undesirable side effects, such as …") is the commonest topical non-answer to such a question."""
+    you visit the museum?", "What cell is *unable* to act as a scavenger?"): only a sentence that denies or
+    excludes something answers it ("The museum is *closed* on Mondays"). The sentence that says the same thing
+    without the negation ("these drugs can have many undesirable side effects, such as …") is the commonest topical
+    non-answer to such a question."""
 
     @property
     def weight(self) -> dict[str, float]:
@@ -622,8 +623,9 @@ def asked(question: str) -> Asked:
 # A question that asks what is not so; "why" takes the failure for granted and asks its cause ("Why *couldn't* the
 # firefighters reach the summit?" is answered by the storm), so it is left to premise verification
 _DENIED_Q = re.compile(r"^(?!\W*why\b).*?(?:\b(?:not|never|cannot|unable)\b|n['’]t\b)", re.I)
-_NOT_DENYING = re.compile(r"\b(?:whether or not|if not|not only|not just|not yet known|or not|or may not)\b", re.I)
-_NEGATIVE_PREFIX = re.compile(r"\b(un|in|im|il|ir|non-?|dis)([a-z]{4,})\b")
+# "not" in an idiom that asserts ("*not far* from the station" is near it)
+_NOT_DENYING = re.compile(r"\b(?:whether or not|if not|not only|not just|not yet known|or not|or may not|not far|"
+                          r"not long (?:after|before)|not until|not least)\b", re.I)
 # Words that deny or exclude in other words than a negation ("The museum is *closed* on Mondays", "open daily
 # *except* Mondays", "*only* four interactions are known")
 _DENYING = re.compile(r"\b(?:except|excepting|excluding|excluded|exclusively|other than|apart from|only|closed|unable|"
@@ -870,12 +872,12 @@ def _other_dimension(what: Asked, text: str) -> str:
 
 def says_denial(text: str, question: str = "") -> bool:
     """``text`` denies or excludes something: a negation ("never", "not"), a word that excludes ("closed",
-    "except", "only"), or the negative of a word of ``question`` ("*inactive*" for "isn't *active*", "*unsolved*"
+    "except", "only"), or a word of ``question`` with a negative prefix ("*in*active" for "isn't *active*", "*un*solved"
     for "not *solved*"). What a question that asks what is *not* so (:attr:`Asked.denied`) needs of its answer."""
     if negates(text) or _DENYING.search(text):
         return True
-    asked_words = features(question).content
-    return any(stem(m.group(2)) in asked_words for m in _NEGATIVE_PREFIX.finditer(text.lower()))
+    said = features(text).tokens
+    return any(prefixed_opposites(term, said) for term in features(question).content)
 
 
 def holds_value(what: Asked, text: str) -> bool:

@@ -140,24 +140,24 @@ class Contradiction:
     coverage: float
 
 
-# A word's opposite made with a negative prefix ("*in*consistent", "*a*synchronously", "*un*solved"). Only where the
-# word without the prefix reads as an adjective, an adverb or (for "un") a participle: "*in*formation" is no opposite of
-# "formation", nor "*dis*cover" of "cover". Stems, as :func:`~groundqa.judges.lexical.stem` writes them.
+# A word's opposite made with a negative prefix ("*in*consistent", "*a*synchronously", "*un*solved"): after "un" any
+# word, after the others only a word that reads as an adjective or an adverb, so "*in*formation" is no opposite of
+# "formation" nor "*a*cross" of "cross". Stems, as :func:`~groundqa.judges.lexical.stem` writes them.
 _NEGATIVE_PREFIXES = ("non", "un", "in", "im", "il", "ir", "a")
 _ADJECTIVAL = re.compile(r"(?:al|ent|ant|ous|ousli|abl|ibl|iv|ic|ful|alli|entli|antli|ar)$")
-_PARTICIPLE = re.compile(r"(?:ed|en|wn)$")
 
 
 def prefixed_opposites(token: str, tokens: frozenset[str]) -> set[str]:
     """The tokens of ``tokens`` that are ``token`` with a negative prefix added or taken away."""
     found: set[str] = set()
     for prefix in _NEGATIVE_PREFIXES:
-        for base, other in ((token, prefix + token),
-                            (token[len(prefix):], token[len(prefix):]) if token.startswith(prefix) else ("", "")):
-            if len(base) < 5 or other not in tokens or other == token:
+        pairs = [(token, prefix + token)]  # (the word without the prefix, the other side's token)
+        if token.startswith(prefix):
+            pairs.append((token[len(prefix):], token[len(prefix):]))
+        for base, other in pairs:
+            if len(base) < 4 or other == token or other not in tokens:
                 continue
-            if (_ADJECTIVAL.search(base) and (prefix != "a" or len(base) >= 7)) or (
-                    prefix == "un" and _PARTICIPLE.search(base)):
+            if prefix == "un" or (_ADJECTIVAL.search(base) and (prefix != "a" or len(base) >= 7)):
                 found.add(other)
     return found
 

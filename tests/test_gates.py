@@ -182,7 +182,8 @@ def test_agreement_a_yes_no_question_or_an_unrelated_sentence_is_no_substitution
 
 
 @pytest.mark.parametrize(("token", "other", "opposite"), [
-    ("inconsistent", "consistent", True), ("formal", "informal", True), ("unsolved", "solved", True),
+    ("inconsistent", "consistent", True), ("formal", "informal", True), ("unsolv", "solv", True),  # stems
+    ("marri", "unmarri", True),
     ("synchronousli", "asynchronousli", True), ("nonlinear", "linear", True), ("typical", "atypical", True),
     # no adjectival ending on the base: "in" + "formation", "dis" + "cover"
     ("formation", "information", False), ("cover", "discover", False),
