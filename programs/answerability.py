@@ -370,8 +370,8 @@ class Asked:
     """The question asks what is *not* so ("What is *not* a side effect of glucocorticoids?", "Which day *can't*
     you visit the museum?", "What cell is *unable* to act as a scavenger?"): only a sentence that denies or
     excludes something answers it ("The museum is *closed* on Mondays"). The sentence that says the same thing
-    without the negation ("these drugs can have many undesirable side effects, such as …") is the commonest topical
-    non-answer to such a question."""
+    without the negation ("these drugs can have many undesirable side effects, such as …") is the topical non-answer
+    such a question is made from (SQuAD 2.0's negation questions)."""
 
     @property
     def weight(self) -> dict[str, float]:
@@ -626,10 +626,10 @@ _DENIED_Q = re.compile(r"^(?!\W*why\b).*?(?:\b(?:not|never|cannot|unable)\b|n['�
 # "not" in an idiom that asserts ("*not far* from the station" is near it)
 _NOT_DENYING = re.compile(r"\b(?:whether or not|if not|not only|not just|not yet known|or not|or may not|not far|"
                           r"not long (?:after|before)|not until|not least)\b", re.I)
-# Words that deny or exclude in other words than a negation ("The museum is *closed* on Mondays", "open daily
-# *except* Mondays", "*only* four interactions are known")
+# Words that deny or exclude in other words than a negation (``lexical.NEGATIONS``, which ``negates`` reads): "The
+# museum is *closed* on Mondays", "open daily *except* Mondays", "*only* four interactions are known"
 _DENYING = re.compile(r"\b(?:except|excepting|excluding|excluded|exclusively|other than|apart from|only|closed|unable|"
-                      r"lacks?|lacked|lacking|fail(?:s|ed)?|absent|missing|instead|rather|unlike|neither|nor)\b", re.I)
+                      r"lacks?|lacked|lacking|fail(?:s|ed)?|absent|missing|instead|rather|unlike)\b", re.I)
 
 
 # The two words right after the wh-phrase, and the word after them: "What's the *surface area of*", "What
@@ -870,7 +870,7 @@ def _other_dimension(what: Asked, text: str) -> str:
     return measured[0]
 
 
-def says_denial(text: str, question: str = "") -> bool:
+def says_denial(text: str, question: str) -> bool:
     """``text`` denies or excludes something: a negation ("never", "not"), a word that excludes ("closed",
     "except", "only"), or a word of ``question`` with a negative prefix ("*in*active" for "isn't *active*", "*un*solved"
     for "not *solved*"). What a question that asks what is *not* so (:attr:`Asked.denied`) needs of its answer."""
