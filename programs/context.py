@@ -29,14 +29,18 @@ def render_passage(number: int, passage: Passage) -> str:
 
 
 def merge_passages(*groups: list[Passage]) -> list[Passage]:
-    """Merge retrieval results, de-duplicated by chunk id (best score kept), best first."""
-    best: dict[str, Passage] = {}
-    for group in groups:
-        for passage in group:
-            known = best.get(passage.chunk_id)
-            if known is None or passage.score > known.score:
-                best[passage.chunk_id] = passage
-    return sorted(best.values(), key=lambda p: p.score, reverse=True)
+    """Merge retrieval results, each best first, by rank: every group's first passage, then every group's
+    second, and so on, a chunk kept once: where it ranks first, with its best score. Each group keeps its
+    retriever's order (dense hits re-ranked with word overlap), which a re-sort by the dense score would undo."""
+    merged: dict[str, Passage] = {}
+    for rank in range(max((len(g) for g in groups), default=0)):
+        for group in groups:
+            if rank < len(group):
+                passage = group[rank]
+                known = merged.get(passage.chunk_id)
+                if known is None or passage.score > known.score:
+                    merged[passage.chunk_id] = passage  # an existing key keeps its place
+    return list(merged.values())
 
 
 def build_context(passages: list[Passage], max_chars: int, policy: str = "trim") -> NumberedContext:

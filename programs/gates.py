@@ -70,6 +70,11 @@ class Gates(StateModel):
         RESCUE_OFF, 0.0, RESCUE_OFF, "margin the tuned answer judge must give a passage sentence to be quoted where "
         "the rules found no sentence that answers (not_answered); the best of rescue_candidates sentences is "
         f"tried. {RESCUE_OFF} and above: no rescue")
+    typed_rescue: float = _gate(
+        RESCUE_OFF, 0.0, RESCUE_OFF, "margin the tuned answer judge must give, where answer_rescue found no "
+        "sentence, to a sentence that holds a value of the type the question asks for (a date for 'when', a number "
+        "for 'how many', a person for 'who'; questions without such a type are not asked again): the best of "
+        f"rescue_candidates such sentences is tried. {RESCUE_OFF} and above: no second reading")
     rescue_candidates: int = _gate(6, 2, 12, "best-ranked passage sentences the answer judge reads for a rescue",
                                    ge=1, le=30)
     premise_rescue: float = _gate(

@@ -131,7 +131,7 @@ class QAConfig(BaseModel):
             # test question (docs/BENCHMARKS.md session 21). Calibrate it on your own corpus.
             base: dict[str, Any] = {"premise_extractor": "heuristic", "premise_judge": "offline", "max_passages": 3,
                                     "extractive_first": 0.0, "max_attempts": 1, "generate_unanswered": False,
-                                    "answer_rescue": 3.0, "bridge_rescue": 3.0,
+                                    "answer_rescue": 3.0, "typed_rescue": 1.5, "bridge_rescue": 3.0,
                                     "budgets": Budgets(max_context_chars=2400, max_answer_tokens=48)}
         else:
             base = {"premise_extractor": "lm", "premise_judge": "lm", "reasoning": False}
@@ -243,7 +243,7 @@ class GroundedQA(dspy.Module):
             return self._abstain(result, AbstainReason.NO_EVIDENCE, "the corpus returned no passages")
         evidence = [p for p in passages if p.score >= gates.evidence_floor]
         if len(evidence) < gates.min_sources:
-            best = passages[0].score
+            best = max(p.score for p in passages)
             return self._abstain(result, AbstainReason.TOO_FEW_SOURCES,
                                  f"{len(evidence)} passage(s) clear the evidence floor {gates.evidence_floor} "
                                  f"(best score {best:.2f}); {gates.min_sources} needed")
@@ -336,11 +336,13 @@ class GroundedQA(dspy.Module):
         return cased, {question: passages}
 
     def _retrieve(self, query: str) -> list[Passage]:
-        """``gates.k`` passages for ``query``: twice as many dense hits, re-ranked with word overlap."""
+        """``gates.k`` passages for ``query``: twice as many dense hits, re-ranked with word overlap, in that
+        order. The order is what the context cut keeps (``max_passages``): re-sorted by the dense score, the
+        passage the overlap had brought in ("admitted women as full diploma students from 1906", cosine 0.29)
+        came last and was cut."""
         gates = self.gates
         pool = gates.k * 2 if gates.lexical_weight > 0 else gates.k
-        ranked = rerank(query, self.retriever.retrieve(query, pool), gates.lexical_weight)[: gates.k]
-        return sorted(ranked, key=lambda p: p.score, reverse=True)
+        return rerank(query, self.retriever.retrieve(query, pool), gates.lexical_weight)[: gates.k]
 
     def _premises_fail(self, question: str, result: GroundedResult) -> bool:
         """Verify the question's presuppositions; abstain (and say so) when one is false."""
@@ -600,21 +602,23 @@ class GroundedQA(dspy.Module):
         return found
 
     def _rescue(self, question: str, context: NumberedContext, citable: set[int] | None, floor: float,
-                refusal: AbstainReason = AbstainReason.NOT_ANSWERED) -> Rescue | None:
+                refusal: AbstainReason = AbstainReason.NOT_ANSWERED, typed: bool = False) -> Rescue | None:
         """A sentence the tuned answer judge reads as the answer (:mod:`.rescue`), with a margin of at least ``floor``
         (a gate; ``RESCUE_OFF`` and above: not asked), where the program would refuse with ``refusal``: the rules
         found no sentence that answers (``answer_rescue``), or premise verification found no passage for a
-        presupposition (``premise_rescue``)."""
+        presupposition (``premise_rescue``). ``typed``: only sentences that hold a value of the asked type are read
+        (``typed_rescue``: such a sentence needs less margin, since it holds the kind of thing asked for)."""
         judge = self._answer_judge() if floor < RESCUE_OFF else None
         if judge is None:
             return None
-        rescued = rescue_answer(question, context, judge, floor, self.gates.rescue_candidates, citable)
+        rescued = rescue_answer(question, context, judge, floor, self.gates.rescue_candidates, citable, typed=typed)
         run = current_run()
         if rescued is not None and run is not None:
             run.emit("rescue", margin=round(rescued.margin, 2), floor=floor, passage=rescued.number,
-                     refusal=refusal.value)
-            run.note(f"the answer judge read a passage sentence as the answer where the program would have refused "
-                     f"({refusal.value}): margin {rescued.margin:.1f} >= {floor}, so it is quoted")
+                     refusal=refusal.value, typed=typed)
+            held = ", holding a value of the asked type," if typed else ""
+            run.note(f"the answer judge read a passage sentence{held} as the answer where the program would have "
+                     f"refused ({refusal.value}): margin {rescued.margin:.1f} >= {floor}, so it is quoted")
         return rescued
 
     @staticmethod
@@ -644,6 +648,8 @@ class GroundedQA(dspy.Module):
             return self._finish(result, found.answer, context, [c.score for c in found.chosen], mode="extractive")
         if found.shortfall is not None:
             rescued = self._rescue(question, context, citable, self.gates.answer_rescue)
+            if rescued is None and asked(question).kind not in (None, "yes_no"):
+                rescued = self._rescue(question, context, citable, self.gates.typed_rescue, typed=True)
             if rescued is not None:
                 return self._finish(result, rescued.answer, context, [rescued.support], mode="extractive")
             missing = ", ".join(found.shortfall.missing) or "the kind of value asked for"

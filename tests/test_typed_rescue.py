@@ -1,0 +1,130 @@
+"""A sentence that holds the kind of value asked for needs less of the answer judge's margin to be quoted.
+
+Where the rules find no sentence that answers (``not_answered``), the tuned answer judge reads the best-ranked
+sentences and quotes the one it is surest of from a margin of ``answer_rescue`` (3 on the embedded default). Where
+none reaches it, a second reading (gate ``typed_rescue``, 1.5 on the embedded default) takes only sentences that hold
+a value of the type the question asks for: "Who supplied the winding engine …?" against "A horizontal steam winding
+engine built by Pellow Brothers of Aldwick …" (a maker, worded otherwise). A question without such a type is not read
+again. Unit tests with a scripted judge and retriever; then the whole program on the real embedded LM with the
+shipped judge over a corpus written for this test.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from scripted_retrieval import ScriptedRetriever, passage
+
+from groundqa.datasets.loaders import Document
+from groundqa.programs.gates import RESCUE_OFF, Gates
+from groundqa.programs.grounded_qa import GroundedQA, QAConfig
+from groundqa.programs.retriever import Retriever
+from groundqa.signatures.types import AbstainReason
+from groundqa.store.chroma_store import CorpusStore
+
+ENGINE = ("A horizontal steam winding engine built by Pellow Brothers of Aldwick was installed in 1874. "
+          "The headframe, of riveted iron, still stands.")
+
+
+def scripted_program(monkeypatch: pytest.MonkeyPatch, margins: dict[str, float], **gates: float) -> tuple[
+        GroundedQA, list[str]]:
+    """The embedded default's program over one passage, its answer judge scripted: ``margins`` by a word of the
+    sentence (-6 for any other); returns the program and the sentences the judge read."""
+    read: list[str] = []
+
+    def judge(title: str, before: str, sentence: str, question: str) -> float:
+        read.append(sentence)
+        return next((m for word, m in margins.items() if word in sentence), -6.0)
+
+    monkeypatch.setattr(GroundedQA, "_answer_judge", staticmethod(lambda: judge))
+    program = GroundedQA(ScriptedRetriever([passage("corvin-shaft#1", 0.6, ENGINE, "Corvin Shaft")]),  # type: ignore[arg-type]
+                         QAConfig.for_lm("embedded", **gates))
+    return program, read
+
+
+def test_the_gate_is_on_for_the_embedded_default_only_and_round_trips() -> None:
+    assert QAConfig.for_lm("embedded").gates.typed_rescue == 1.5
+    assert QAConfig.for_lm("openai/gpt-4o-mini").gates.typed_rescue >= RESCUE_OFF
+    assert Gates().typed_rescue >= RESCUE_OFF
+    assert Gates(**Gates(typed_rescue=2.0).model_dump()).typed_rescue == 2.0
+
+
+def test_a_typed_sentence_below_answer_rescue_is_quoted(monkeypatch: pytest.MonkeyPatch) -> None:
+    program, _ = scripted_program(monkeypatch, {"Pellow": 2.0})
+    result = program.run("Who supplied the winding engine installed at the Corvin Shaft?")
+    assert not result.abstained, result.abstain_message
+    assert "Pellow Brothers" in result.answer and result.citations[0].doc_id == "corvin-shaft"
+    assert any("holding a value of the asked type" in note for note in result.notes)
+
+
+def test_below_the_typed_gate_or_with_it_off_the_refusal_stands(monkeypatch: pytest.MonkeyPatch) -> None:
+    question = "Who supplied the winding engine installed at the Corvin Shaft?"
+    program, _ = scripted_program(monkeypatch, {"Pellow": 1.0})
+    assert program.run(question).abstain_reason is AbstainReason.NOT_ANSWERED
+    program, _ = scripted_program(monkeypatch, {"Pellow": 2.0}, typed_rescue=RESCUE_OFF)
+    assert program.run(question).abstain_reason is AbstainReason.NOT_ANSWERED
+
+
+def test_only_sentences_of_the_asked_type_are_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the headframe sentence holds no person or organisation: the judge's 2.5 for it is not enough
+    program, read = scripted_program(monkeypatch, {"headframe": 2.5})
+    result = program.run("Who supplied the winding engine installed at the Corvin Shaft?")
+    assert result.abstain_reason is AbstainReason.NOT_ANSWERED
+    assert any("headframe" in sentence for sentence in read)  # read once, by answer_rescue
+
+
+def test_a_question_without_an_asked_type_is_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    program, read = scripted_program(monkeypatch, {"Pellow": 2.0})
+    result = program.run("What became of the Corvin Shaft's winding engine in its later years?")
+    assert result.abstain_reason is AbstainReason.NOT_ANSWERED
+    assert len(read) == len(set(read))  # each sentence read once: no second, typed reading
+
+
+CORPUS = [
+    Document(id="corvin-shaft", title="Corvin Shaft", text=(
+        "The Corvin Shaft is the main shaft of the Harnby Colliery, sunk between 1868 and 1871 to a depth of 402 "
+        "metres. A horizontal steam winding engine built by Pellow Brothers of Aldwick was installed in 1874; it "
+        "was replaced by an electric winder in 1949. The headframe, of riveted iron, still stands.")),
+    Document(id="harnby-colliery", title="Harnby Colliery", text=(
+        "Harnby Colliery was a coal mine in the Wenlow valley, worked from 1871 until 1983. At its peak in 1923 it "
+        "employed 1,640 men and raised 510,000 tons of coal a year. The colliery closed after the seams to the west "
+        "were found to be faulted.")),
+    Document(id="harnby-brigade", title="Harnby rescue brigade", text=(
+        "The Harnby rescue brigade was formed in 1902 with twelve volunteers trained in the use of breathing "
+        "apparatus. In the explosion of 1909 its members brought out forty-one survivors from the east district. "
+        "The brigade was disbanded when the colliery closed.")),
+]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
+    store = CorpusStore(Path(tmp_path_factory.mktemp("chroma")), collection="typed-rescue")
+    store.ingest(CORPUS)
+    return store
+
+
+@pytest.mark.integration
+@pytest.mark.usefixtures("embedded_dspy")
+@pytest.mark.parametrize(("question", "answer", "doc_id"), [
+    ("Who supplied the winding engine installed at the Corvin Shaft?", "Pellow Brothers", "corvin-shaft"),
+    ("How many tons of coal did Harnby Colliery produce in its best year?", "510,000 tons", "harnby-colliery"),
+])
+def test_the_judge_quotes_a_typed_sentence_the_rules_refuse(store: CorpusStore, question: str, answer: str,
+                                                             doc_id: str) -> None:
+    off = GroundedQA(Retriever(store, k=4), QAConfig.for_lm("embedded", typed_rescue=RESCUE_OFF)).run(question)
+    assert off.abstain_reason is AbstainReason.NOT_ANSWERED
+    result = GroundedQA(Retriever(store, k=4), QAConfig.for_lm("embedded")).run(question)
+    assert not result.abstained, result.abstain_message
+    assert answer in result.answer and result.citations[0].doc_id == doc_id
+
+
+@pytest.mark.integration
+@pytest.mark.usefixtures("embedded_dspy")
+@pytest.mark.parametrize("question", [
+    "What did the Corvin Shaft's winding engine cost?",
+    "When was the Corvin Shaft's headframe painted?",
+])
+def test_a_typed_sentence_that_does_not_answer_is_not_quoted(store: CorpusStore, question: str) -> None:
+    result = GroundedQA(Retriever(store, k=4), QAConfig.for_lm("embedded")).run(question)
+    assert result.abstain_reason is AbstainReason.NOT_ANSWERED, result.answer
