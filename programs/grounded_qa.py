@@ -124,6 +124,9 @@ class QAConfig(BaseModel):
             # the slowest questions were all of them. A tuned adapter turns it back on (groundqa.app.build_program).
             # The model's tuned answer judge rescues refusals (answer_rescue 3.0, chosen on four fresh corpora kept
             # from its training: mean composite 0.849 -> 0.878 at 2 and 3, 0.862 at 4; docs/BENCHMARKS.md session 20).
+            # Where none reaches 3, a sentence holding a value of the asked type needs 1.5 (typed_rescue): over the
+            # development questions ending not_answered, 15 more right answers for 1 of every 2 should-refuse
+            # questions sampled quoted; on the 15 corpora the judge never trained on, 7 for 1 (session 27).
             # Reading the passages after a premise refusal (premise_rescue) stays off: -0.5, the best threshold on
             # the development corpora and four of the judge's nine validation corpora (7 more correct answers of 304
             # such refusals, none wrong), was not confirmed on the other five (1 more, and 1 question that should be

@@ -6,7 +6,8 @@ asked "Where did Tobias Quennell work …?", it reads the sentence as it was tra
 description lies in the question (:func:`~groundqa.programs.answerability.description_span`) and of the question it
 leaves (:func:`~groundqa.programs.bridging.hop_question`); then the whole program on the real embedded LM and the
 shipped answer judge over a development corpus the judge was never trained on, with the ``bridge_rescue`` gate on (the
-embedded default) and off.
+embedded default) and off (the plain rescue then reads the same sentence: since session 27 the passage is among those
+shown for the question itself), and with the judge off altogether (the rules refuse).
 """
 
 from __future__ import annotations
@@ -101,10 +102,22 @@ def test_the_judge_reads_the_second_hop_asked_of_the_bridge_by_name(program: Gro
 
 @pytest.mark.integration
 @pytest.mark.usefixtures("embedded_dspy")
-def test_without_the_gate_the_rules_refuse_it(program: GroundedQA) -> None:
-    with program.gates.overridden(bridge_rescue=RESCUE_OFF):
+def test_without_the_judge_the_rules_refuse_it(program: GroundedQA) -> None:
+    with program.gates.overridden(bridge_rescue=RESCUE_OFF, answer_rescue=RESCUE_OFF, typed_rescue=RESCUE_OFF):
         result = program.run(PENSION)
     assert result.abstained and result.abstain_reason.value == "not_answered"
+
+
+@pytest.mark.integration
+@pytest.mark.usefixtures("embedded_dspy")
+def test_without_the_bridge_gate_the_plain_rescue_reads_the_same_sentence(program: GroundedQA) -> None:
+    # since the passages are shown in their re-ranked order (session 27), the abbot's page is among the three shown
+    # for the question itself, and the judge reads its sentence as the answer without the bridge's question
+    with program.gates.overridden(bridge_rescue=RESCUE_OFF):
+        result = program.run(PENSION)
+    assert not result.abstained, result.abstain_message
+    assert "40 pounds" in result.answer and {c.doc_id for c in result.citations} == {"abbot-thomas-alvery"}
+    assert not any("as answered" in note for note in result.notes)
 
 
 @pytest.mark.integration
