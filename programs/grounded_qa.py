@@ -639,7 +639,8 @@ class GroundedQA(dspy.Module):
                     bridge: Bridge | None = None, citable: set[int] | None = None,
                     found: Extraction | None = None) -> None:
         gates = self.gates
-        if asked(question).kind == "yes_no":
+        kind = asked(question).kind
+        if kind == "yes_no":
             polar = polar_answer(question, context, get_judge(self.config.support_judge), gates.support_threshold,
                                  gates.contradiction, citable, gates.denial_similarity)
             if polar is None:
@@ -650,9 +651,9 @@ class GroundedQA(dspy.Module):
         if found.chosen:
             return self._finish(result, found.answer, context, [c.score for c in found.chosen], mode="extractive")
         if found.shortfall is not None:
-            rescued = self._rescue(question, context, citable, self.gates.answer_rescue)
-            if rescued is None and asked(question).kind not in (None, "yes_no"):
-                rescued = self._rescue(question, context, citable, self.gates.typed_rescue, typed=True)
+            rescued = self._rescue(question, context, citable, gates.answer_rescue)
+            if rescued is None and kind is not None:  # a second reading, of sentences holding the asked type
+                rescued = self._rescue(question, context, citable, gates.typed_rescue, typed=True)
             if rescued is not None:
                 return self._finish(result, rescued.answer, context, [rescued.support], mode="extractive")
             missing = ", ".join(found.shortfall.missing) or "the kind of value asked for"

@@ -11,17 +11,14 @@ shipped judge over a corpus written for this test.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from embedded_programs import embedded_program
 from scripted_retrieval import ScriptedRetriever, passage
 
 from groundqa.datasets.loaders import Document
 from groundqa.programs.gates import RESCUE_OFF, Gates
 from groundqa.programs.grounded_qa import GroundedQA, QAConfig
-from groundqa.programs.retriever import Retriever
 from groundqa.signatures.types import AbstainReason
-from groundqa.store.chroma_store import CorpusStore
 
 ENGINE = ("A horizontal steam winding engine built by Pellow Brothers of Aldwick was installed in 1874. "
           "The headframe, of riveted iron, still stands.")
@@ -71,14 +68,14 @@ def test_only_sentences_of_the_asked_type_are_read_again(monkeypatch: pytest.Mon
     program, read = scripted_program(monkeypatch, {"headframe": 2.5})
     result = program.run("Who supplied the winding engine installed at the Corvin Shaft?")
     assert result.abstain_reason is AbstainReason.NOT_ANSWERED
-    assert any("headframe" in sentence for sentence in read)  # read once, by answer_rescue
+    assert sum("headframe" in sentence for sentence in read) == 1  # read once, by answer_rescue only
 
 
 def test_a_question_without_an_asked_type_is_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
     program, read = scripted_program(monkeypatch, {"Pellow": 2.0})
     result = program.run("What became of the Corvin Shaft's winding engine in its later years?")
     assert result.abstain_reason is AbstainReason.NOT_ANSWERED
-    assert len(read) == len(set(read))  # each sentence read once: no second, typed reading
+    assert read and len(read) == len(set(read))  # answer_rescue read each sentence once: no second reading
 
 
 CORPUS = [
@@ -98,10 +95,8 @@ CORPUS = [
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
-    store = CorpusStore(Path(tmp_path_factory.mktemp("chroma")), collection="typed-rescue")
-    store.ingest(CORPUS)
-    return store
+def program(tmp_path_factory: pytest.TempPathFactory) -> GroundedQA:
+    return embedded_program(tmp_path_factory, CORPUS, "typed-rescue")
 
 
 @pytest.mark.integration
@@ -110,11 +105,11 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> CorpusStore:
     ("Who supplied the winding engine installed at the Corvin Shaft?", "Pellow Brothers", "corvin-shaft"),
     ("How many tons of coal did Harnby Colliery produce in its best year?", "510,000 tons", "harnby-colliery"),
 ])
-def test_the_judge_quotes_a_typed_sentence_the_rules_refuse(store: CorpusStore, question: str, answer: str,
+def test_the_judge_quotes_a_typed_sentence_the_rules_refuse(program: GroundedQA, question: str, answer: str,
                                                              doc_id: str) -> None:
-    off = GroundedQA(Retriever(store, k=4), QAConfig.for_lm("embedded", typed_rescue=RESCUE_OFF)).run(question)
-    assert off.abstain_reason is AbstainReason.NOT_ANSWERED
-    result = GroundedQA(Retriever(store, k=4), QAConfig.for_lm("embedded")).run(question)
+    with program.gates.overridden(typed_rescue=RESCUE_OFF):
+        assert program.run(question).abstain_reason is AbstainReason.NOT_ANSWERED
+    result = program.run(question)
     assert not result.abstained, result.abstain_message
     assert answer in result.answer and result.citations[0].doc_id == doc_id
 
@@ -125,6 +120,6 @@ def test_the_judge_quotes_a_typed_sentence_the_rules_refuse(store: CorpusStore, 
     "What did the Corvin Shaft's winding engine cost?",
     "When was the Corvin Shaft's headframe painted?",
 ])
-def test_a_typed_sentence_that_does_not_answer_is_not_quoted(store: CorpusStore, question: str) -> None:
-    result = GroundedQA(Retriever(store, k=4), QAConfig.for_lm("embedded")).run(question)
+def test_a_typed_sentence_that_does_not_answer_is_not_quoted(program: GroundedQA, question: str) -> None:
+    result = program.run(question)
     assert result.abstain_reason is AbstainReason.NOT_ANSWERED, result.answer
