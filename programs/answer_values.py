@@ -16,12 +16,16 @@ from groundqa.judges.lexical import NOT_A_PERSON, features, stem
 
 AnswerType = Literal["date", "number", "person", "place", "organisation", "name", "occupation", "yes_no"]
 
+# What a measure question may ask for ("the *population* of", "gross *tonnage*"): a number, never a date
+MEASURES = (r"number|percentage|share|proportion|amount|temperature|speed|depth|height|altitude|elevation|distance|"
+            r"length|width|area|population|cost|price|fee|budget|salary|capacity|weight|mass|diameter|volume|tonnage|"
+            r"density|attendance|revenue|turnover|income")
 # "What is the (annual) *population* of Velmarre?": a measure of something is a number, and no date is one
-MEASURE_OF = re.compile(
-    r"^(?:what|which) (?:is|was|are|were) (?:the )?(?:\w+ )?(?:number|percentage|share|proportion|amount|"
-    r"temperature|speed|depth|height|altitude|elevation|distance|length|width|area|population|cost|price|fee|"
-    r"budget|salary|capacity|weight|mass|diameter|volume|tonnage|density|attendance|revenue|turnover|income) of\b",
-    re.I)
+MEASURE_OF = re.compile(rf"^(?:what|which) (?:is|was|are|were) (?:the )?(?:\w+ )?(?:{MEASURES}) of\b", re.I)
+# The same asked without a verb ("*Seating capacity of* the Great Canvas?", "Corran Bay gross *tonnage*?", "calder
+# wren top *speed*"): a question that is only the measure's noun phrase (see ``answerability.telegraphic``)
+TELEGRAPHIC_MEASURE = re.compile(rf"^(?:[\w-]+ )?(?:{MEASURES}|headcount|size) of\b|\b(?:{MEASURES}|headcount)\W*$",
+                                 re.I)
 _DETERMINERS = frozenset(("a", "an", "as", "the"))
 _OCCUPATION_VALUE = re.compile(
     r"\b(?:a|an|as|the)\s+(?:[a-z]+\s+)?(?!(?:after|other|another|under|never|over|water|winter|summer|number|later|ever|whether|either|neither|"
@@ -91,6 +95,8 @@ _DURATION = re.compile(rf"\b(?:{_NUMBER}|several|many|a few)\s+(centur(?:y|ies)|
 _DIMENSION_Q = re.compile(r"\bhow (?:long|tall|high|deep|wide|big|large|far|heavy|fast)\b", re.I)
 _TIME_Q = re.compile(r"\bhow (?:long|old|often)\b|\b(?:age|time|duration|period|term|tenure|spell)\b", re.I)
 
+_QUOTED = re.compile(r"[\"“‘]\w[^\"“”‘’]{0,60}[\"”’]|(?<!\w)'\w[^'“”‘’]{0,60}'(?!\w)")
+"""A quoted phrase: what something is called, capitalised or not."""
 _COLOUR_Q = re.compile(r"\b(?:what|which) colou?rs?\b", re.I)
 _COLOUR_VALUE = re.compile(r"\b(?:red|white|green|blue|yellow|black|gr[ae]y|amber|purple|violet|brown|pink|golden|crimson|"
                            r"scarlet|maroon|turquoise|ochre|orange|cream|ivory|silver|lilac|mauve|magenta|indigo|"
@@ -111,7 +117,7 @@ def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str],
         unit = next((value for asks, value in _DATE_UNITS if asks.search(question)), _DATE_VALUE)
         return bool(unit.search(text))
     if kind == "number":
-        if _COUNT_Q.search(question) or MEASURE_OF.search(question):
+        if _COUNT_Q.search(question) or MEASURE_OF.search(question) or TELEGRAPHIC_MEASURE.search(question):
             text = _DATING_YEAR.sub(" ", _DAY_OF_MONTH.sub(" ", _YEAR_SPAN.sub(" ", text)))  # "on 14 March 2010"
             text = re.sub(r"\((?:1[0-9]{3}|20[0-9]{2})\)", " ", text)  # "the series Nine Dark Nights (2014)"
             if not _SHARE_Q.search(question):  # "How many votes were cast?" is not answered by "58 per cent"
@@ -142,8 +148,10 @@ def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str],
         # "the name of the *man* who founded …", "which *architect* …": a person's name, not "the River Tarn"
         return any(set(name) - question_words - _CALENDAR_STEMS and not set(name) & NOT_A_PERSON
                    for name in features(text).names)
+    if kind == "name" and _QUOTED.search(text):  # a nickname in quotes ("known among readers as "the yellow sheet"")
+        return True
     names = {m.group(0).lower() for m in _NAME_VALUE.finditer(text)}
     return bool({stem(n) for n in names} - question_words - {"the", "a", "an", "he", "she", "it", "they", "in"})
 
 
-__all__ = ["CALENDAR_WORDS", "MEASURE_OF", "AnswerType", "has_type"]
+__all__ = ["CALENDAR_WORDS", "MEASURE_OF", "MEASURES", "TELEGRAPHIC_MEASURE", "AnswerType", "has_type"]

@@ -32,7 +32,7 @@ from groundqa.judges.lexical import KINSHIP, LIFESPAN, NOT_A_PERSON, features, n
 from groundqa.judges.paraphrase import said_otherwise, stemmed_groups
 from groundqa.text import strip_citations
 
-from .answer_values import CALENDAR_WORDS, MEASURE_OF, AnswerType, has_type
+from .answer_values import CALENDAR_WORDS, MEASURE_OF, MEASURES, TELEGRAPHIC_MEASURE, AnswerType, has_type
 from .contradiction import asks_doer, conflict_about, prefixed_opposites
 
 _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)"
@@ -200,7 +200,32 @@ def _type_of(question: str) -> AnswerType | None:
         return "yes_no"
     if _TRAILING_DATE_Q.search(q):  # "Colour photos first appeared in the Sentinel *in which year*?"
         return "date"
+    if _NICKNAME.search(q):  # "What was Johanna Ferrant's *nickname*?", "Kessenbrunn's nickname?"
+        return "name"
+    if telegraphic(q):
+        if _TELEGRAPHIC_DATE.search(q):
+            return "date"
+        if TELEGRAPHIC_MEASURE.search(q):
+            return "number"
     return None
+
+
+_WH_WORD = re.compile(r"\b(?:what|which|who|whom|whose|where|when|why|how)\b", re.I)
+
+
+def telegraphic(question: str) -> bool:
+    """Whether the question is only a noun phrase ("Aurel Falk birth year?", "Height of the Vallisch Cup trophy?",
+    "calder wren top speed"): no wh-word and no leading auxiliary, so its head noun says what is asked."""
+    q = question.strip()
+    return not _WH_WORD.search(q) and not _YES_NO_Q.match(q)
+
+
+_NICKNAME = re.compile(r"\bnick-?names?\b(?! (?:for|of) (?:her|him|them|it)\b)", re.I)
+# "Aurel Falk *birth year*?", "Tobias Quennell *date of birth*?", "*Opening date of* the lace museum?", "*Year* Caddick
+# was knighted?"
+_OWN_VALUE = re.compile(rf"nick-?names?|mottos?|{MEASURES}|headcount", re.I)
+"""A possessive noun that is a value of its owner, not a thing of its own ("Kessenbrunn's *nickname*")."""
+_TELEGRAPHIC_DATE = re.compile(r"^(?:[\w-]+ )?(?:year|date)\b|\b(?:year|date)(?: of (?:birth|death))?\W*$", re.I)
 
 
 # "the engineer who", "the clinic founded by", "the lighthouse where", "the club whose", "the library that",
@@ -317,9 +342,10 @@ def describes_entity(question: str) -> bool:
     if match is None:
         return False
     owned = re.search(r"'s ([a-z]+)", match.group(0))
-    # "Josiah Brandreth's *job*" asks the type of answer of the name itself; "Ottilie Sarn's best-known painting"
-    # is a thing of hers with a name of its own, a hop away
-    return not (owned and stem(owned.group(1)) in _TYPE_NOUNS)
+    # "Josiah Brandreth's *job*" asks the type of answer of the name itself, as "Johanna Ferrant's *nickname*" and
+    # "the Amsel's *length*" ask a value of it; "Ottilie Sarn's best-known painting" is a thing of hers with a name of
+    # its own, a hop away
+    return not (owned and (stem(owned.group(1)) in _TYPE_NOUNS or _OWN_VALUE.fullmatch(owned.group(1))))
 
 
 _MEASURED_THING = re.compile(
@@ -847,7 +873,8 @@ _DIMENSION_NOUNS = {"altitude": "high", "elevation": "high", "height": "high", "
 # the words of each dimension, by the stem of the question's word (``Asked.required`` holds stems: "wide" is "wid")
 _SAME_DIMENSION = {stem(key): words for key, words in {
     "deep": {"deep", "depth"}, "high": {"high", "tall", "height", "altitude", "elevation"},
-    "tall": {"tall", "high", "height"}, "long": {"long", "length"}, "wide": {"wide", "width"}}.items()}
+    "tall": {"tall", "high", "height"}, "long": {"long", "length"},
+    "wide": {"wide", "width", "narrow", "broad", "breadth"}}.items()}  # "*narrows* to 900 metres" measures a width
 
 
 def _other_dimension(what: Asked, text: str) -> str:

@@ -75,6 +75,16 @@ class Gates(StateModel):
         "sentence, to a sentence that holds a value of the type the question asks for (a date for 'when', a number "
         "for 'how many', a person for 'who'; questions without such a type are not asked again): the best of "
         f"rescue_candidates such sentences is tried. {RESCUE_OFF} and above: no second reading")
+    answer_preference: float = _gate(
+        RESCUE_OFF, 0.0, RESCUE_OFF, "lead in margin the tuned answer judge must give another of the "
+        "rescue_candidates best-ranked passage sentences over the sentence the rules chose, for a question without an "
+        "asked type ('Why …?', 'What kind of …?'), before that sentence is quoted instead; the judge must also read it "
+        f"as an answer (margin above 0). {RESCUE_OFF} and above: no second opinion")
+    preference_floor: float = _gate(
+        JUDGE_OFF, JUDGE_OFF, 0.0, "margin the tuned answer judge must give the sentence the rules chose for a "
+        "question without an asked type, where answer_preference found no other sentence to quote; below it nothing "
+        f"is quoted and the program abstains (not_answered). {JUDGE_OFF} and below, or answer_preference off: no "
+        "veto")
     rescue_candidates: int = _gate(6, 2, 12, "best-ranked passage sentences the answer judge reads for a rescue",
                                    ge=1, le=30)
     premise_rescue: float = _gate(

@@ -44,19 +44,19 @@ from groundqa.signatures.types import (
 )
 from groundqa.text import citation_numbers, opening
 
-from .answerability import asked
+from .answerability import Answerability, asked
 from .bridging import Bridge, about, find_bridges, hop_question, second_hop_target
 from .casing import truecase
 from .citations import analyse, render
 from .context import NumberedContext, build_context, merge_passages
-from .extractive import AnswerJudgment, Extraction, extractive_answer
+from .extractive import AnswerJudgment, Extraction, ScoredSentence, extractive_answer
 from .formats import detect_format
 from .gates import GATE_NAMES, JUDGE_OFF, RESCUE_OFF, Gates
 from .planning import heuristic_subqueries
 from .polar import polar_answer
 from .premises import PremiseVerifier, describe_contradicted, describe_unsupported
 from .reranking import rerank
-from .rescue import Rescue, rescue_answer
+from .rescue import Rescue, rescue_answer, second_opinion
 from .retriever import Retriever
 from .selection import SELECTABLE, Candidate, Selector, Signals, read_signals
 from .synthesizer import CitedSynthesizer
@@ -135,6 +135,7 @@ class QAConfig(BaseModel):
             base: dict[str, Any] = {"premise_extractor": "heuristic", "premise_judge": "offline", "max_passages": 3,
                                     "extractive_first": 0.0, "max_attempts": 1, "generate_unanswered": False,
                                     "answer_rescue": 3.0, "typed_rescue": 1.5, "bridge_rescue": 3.0,
+                                    "answer_preference": 2.0, "preference_floor": -4.0,
                                     "budgets": Budgets(max_context_chars=2400, max_answer_tokens=48)}
         else:
             base = {"premise_extractor": "lm", "premise_judge": "lm", "reasoning": False}
@@ -602,6 +603,8 @@ class GroundedQA(dspy.Module):
             if vetoed:
                 run.note(f"the answer judge doubted {vetoed} sentence(s) the answerability check accepted "
                          f"(margin below {gates.answer_judge})")
+        if found.chosen and asked(question).kind is None:
+            found = self._prefer(question, context, citable, found)
         return found
 
     def _rescue(self, question: str, context: NumberedContext, citable: set[int] | None, floor: float,
@@ -623,6 +626,38 @@ class GroundedQA(dspy.Module):
             run.note(f"the answer judge read a passage sentence{held} as the answer where the program would have "
                      f"refused ({refusal.value}): margin {rescued.margin:.1f} >= {floor}, so it is quoted")
         return rescued
+
+    def _prefer(self, question: str, context: NumberedContext, citable: set[int] | None,
+                found: Extraction) -> Extraction:
+        """The judge's second opinion on the sentences the rules chose for a question without an asked type
+        (:func:`.rescue.second_opinion`, gates ``answer_preference`` and ``preference_floor``): ``found`` with the
+        sentence it prefers quoted instead (scored by the judge's probability, as a rescue is), with nothing
+        quoted where it doubts the rules' choice and prefers none, or ``found`` as it is."""
+        gates = self.gates
+        judge = self._answer_judge() if gates.answer_preference < RESCUE_OFF else None
+        if judge is None:
+            return found
+        opinion = second_opinion(question, context, judge, found.chosen, gates.answer_preference,
+                                 gates.rescue_candidates, citable)
+        run = current_run()
+        if opinion.preferred is not None:
+            chosen = opinion.preferred
+            if run is not None:
+                run.emit("preference", margin=round(chosen.margin, 2), replaced=round(opinion.quoted, 2),
+                         lead=gates.answer_preference, passage=chosen.number)
+                run.note(f"the answer judge preferred another passage sentence to the one the rules chose: margin "
+                         f"{chosen.margin:.1f} against {opinion.quoted:.1f} (lead {gates.answer_preference}), so it "
+                         "is quoted")
+            sentence = ScoredSentence(round(chosen.support, 4), chosen.number, chosen.text)
+            return replace(found, answer=chosen.answer, chosen=[sentence], answering=sentence)
+        if opinion.quoted < gates.preference_floor and gates.preference_floor > JUDGE_OFF:
+            doubt = f"the answer judge reads no answer in it: margin {opinion.quoted:.1f} < {gates.preference_floor}"
+            if run is not None:
+                run.emit("preference", margin=None, replaced=round(opinion.quoted, 2), floor=gates.preference_floor)
+                run.note(f"{doubt}, and in no other sentence; nothing is quoted")
+            return replace(found, answer="", chosen=[], answering=None,
+                           shortfall=Answerability(0.0, True, found.coverage, (doubt,)))
+        return found
 
     @staticmethod
     def _answer_judge() -> AnswerJudgment | None:

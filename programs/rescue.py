@@ -7,16 +7,24 @@ forty-one survivors"): the extractive answer ends ``not_answered``. The tuned an
 ``not_answered``, the best ``candidates`` sentences of the context by the extractive ranking are judged, and
 the one the judge is surest of is quoted, with its citation, if its margin reaches the ``answer_rescue`` gate.
 Its support is the judge's probability, sigmoid(margin).
+
+A question without an asked type ("Why was the strike called?", "What kind of unit is the infirmary today?") has no
+type check to keep the rules off a topical sentence, and they often quote one ("The union led the Blowers' Strike of
+1934, its longest dispute"). There the judge gives a second opinion (:func:`second_opinion`): where it reads
+another of the best-ranked sentences as the answer ("It was called by the union after the management cut piece
+rates") by the ``answer_preference`` lead over the sentence the rules chose, that sentence is quoted instead; where
+it reads none as the answer and the rules' choice below ``preference_floor``, nothing is quoted (``not_answered``).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .answerability import asked, holds_value, says_denial
 from .context import NumberedContext
-from .extractive import AnswerJudgment, rank_sentences
+from .extractive import AnswerJudgment, ScoredSentence, rank_sentences
 
 
 @dataclass(frozen=True)
@@ -52,3 +60,40 @@ def rescue_answer(question: str, context: NumberedContext, judge: AnswerJudgment
         if best is None or margin > best.margin:
             best = Rescue(c.text, c.number, margin)
     return best if best is not None and best.margin >= floor else None
+
+
+@dataclass(frozen=True)
+class SecondOpinion:
+    """The judge's reading of the sentences the rules chose and of the best-ranked others."""
+
+    quoted: float
+    """Its best margin for a sentence the rules chose."""
+    preferred: Rescue | None = None
+    """Another sentence it reads as the answer (margin above 0) by the required lead over ``quoted``."""
+
+
+def second_opinion(question: str, context: NumberedContext, judge: AnswerJudgment, chosen: Sequence[ScoredSentence],
+                   lead: float, candidates: int, citable: set[int] | None = None) -> SecondOpinion:
+    """The judge's margins for ``chosen`` (the rules' sentences) and for the ``candidates`` best-ranked citable
+    sentences: the best of these is preferred if the judge reads it as an answer (margin above 0) and it leads the
+    best of ``chosen`` by ``lead``. A question that asks what is not so reads only sentences that deny or exclude
+    something."""
+    what = asked(question)
+
+    def margin(sentence: ScoredSentence) -> float:
+        return judge(context.passages[sentence.number - 1].title, sentence.before, sentence.text, question)
+
+    quoted = max((margin(c) for c in chosen), default=-math.inf)
+    taken = {c.text for c in chosen}
+    ranked = [c for c in rank_sentences(question, context) if (citable is None or c.number in citable)
+              and (not what.denied or says_denial(c.text, question))][:candidates]
+    best: Rescue | None = None
+    for c in ranked:
+        if c.text in taken:
+            continue
+        m = margin(c)
+        if best is None or m > best.margin:
+            best = Rescue(c.text, c.number, m)
+    if best is None or best.margin <= 0.0 or best.margin - quoted < lead:
+        return SecondOpinion(quoted)
+    return SecondOpinion(quoted, best)
