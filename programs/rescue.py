@@ -51,15 +51,33 @@ def rescue_answer(question: str, context: NumberedContext, judge: AnswerJudgment
     Brask was born in Tellwick" gives no year). A question that asks what is not so reads only sentences that deny
     or exclude something, as the answerability check does (:attr:`Asked.denied`)."""
     what = asked(question)
-    ranked = [c for c in rank_sentences(question, context) if (citable is None or c.number in citable)
-              and (not what.denied or says_denial(c.text, question))
-              and (not typed or what.kind in (None, "yes_no") or holds_value(what, c.text))][:candidates]
+    ranked = [c for c in _readable(question, context, citable)
+              if not typed or what.kind in (None, "yes_no") or holds_value(what, c.text)][:candidates]
+    best = _best(question, context, judge, ranked)
+    return best if best is not None and best.margin >= floor else None
+
+
+def _readable(question: str, context: NumberedContext, citable: set[int] | None) -> list[ScoredSentence]:
+    """The context's citable sentences, best-ranked first; for a question that asks what is not so, only those that
+    deny or exclude something."""
+    denied = asked(question).denied
+    return [c for c in rank_sentences(question, context) if (citable is None or c.number in citable)
+            and (not denied or says_denial(c.text, question))]
+
+
+def _margin(question: str, context: NumberedContext, judge: AnswerJudgment, sentence: ScoredSentence) -> float:
+    return judge(context.passages[sentence.number - 1].title, sentence.before, sentence.text, question)
+
+
+def _best(question: str, context: NumberedContext, judge: AnswerJudgment,
+          sentences: Sequence[ScoredSentence]) -> Rescue | None:
+    """The sentence the judge is surest of, with its margin."""
     best: Rescue | None = None
-    for c in ranked:
-        margin = judge(context.passages[c.number - 1].title, c.before, c.text, question)
+    for c in sentences:
+        margin = _margin(question, context, judge, c)
         if best is None or margin > best.margin:
             best = Rescue(c.text, c.number, margin)
-    return best if best is not None and best.margin >= floor else None
+    return best
 
 
 @dataclass(frozen=True)
@@ -78,22 +96,10 @@ def second_opinion(question: str, context: NumberedContext, judge: AnswerJudgmen
     sentences: the best of these is preferred if the judge reads it as an answer (margin above 0) and it leads the
     best of ``chosen`` by ``lead``. A question that asks what is not so reads only sentences that deny or exclude
     something."""
-    what = asked(question)
-
-    def margin(sentence: ScoredSentence) -> float:
-        return judge(context.passages[sentence.number - 1].title, sentence.before, sentence.text, question)
-
-    quoted = max((margin(c) for c in chosen), default=-math.inf)
+    quoted = max((_margin(question, context, judge, c) for c in chosen), default=-math.inf)
     taken = {c.text for c in chosen}
-    ranked = [c for c in rank_sentences(question, context) if (citable is None or c.number in citable)
-              and (not what.denied or says_denial(c.text, question))][:candidates]
-    best: Rescue | None = None
-    for c in ranked:
-        if c.text in taken:
-            continue
-        m = margin(c)
-        if best is None or m > best.margin:
-            best = Rescue(c.text, c.number, m)
+    best = _best(question, context, judge,
+                 [c for c in _readable(question, context, citable)[:candidates] if c.text not in taken])
     if best is None or best.margin <= 0.0 or best.margin - quoted < lead:
         return SecondOpinion(quoted)
     return SecondOpinion(quoted, best)
