@@ -91,12 +91,15 @@ class SecondOpinion:
 
 
 def second_opinion(question: str, context: NumberedContext, judge: AnswerJudgment, chosen: Sequence[ScoredSentence],
-                   lead: float, candidates: int, citable: set[int] | None = None) -> SecondOpinion:
-    """The judge's margins for ``chosen`` (the rules' sentences) and for the ``candidates`` best-ranked citable
-    sentences: the best of these is preferred if the judge reads it as an answer (margin above 0) and it leads the
-    best of ``chosen`` by ``lead``. A question that asks what is not so reads only sentences that deny or exclude
-    something."""
+                   lead: float, candidates: int, citable: set[int] | None = None,
+                   trust: float = math.inf) -> SecondOpinion:
+    """The judge's margins for ``chosen`` (the rules' sentences) and, unless it gives one of them ``trust`` or more,
+    for the ``candidates`` best-ranked citable sentences: the best of these is preferred if the judge reads it as an
+    answer (margin above 0) and it leads the best of ``chosen`` by ``lead``. A question that asks what is not so reads
+    only sentences that deny or exclude something."""
     quoted = max((_margin(question, context, judge, c) for c in chosen), default=-math.inf)
+    if quoted >= trust:
+        return SecondOpinion(quoted)
     taken = {c.text for c in chosen}
     best = _best(question, context, judge,
                  [c for c in _readable(question, context, citable)[:candidates] if c.text not in taken])

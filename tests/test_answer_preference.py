@@ -4,7 +4,7 @@
 type check keeps the rules off a topical sentence that shares the question's words ("The Blowers' Strike of 1934 was
 called off after 47 days"). Where the tuned answer judge reads another of the best-ranked sentences as the answer
 (margin above 0) by ``answer_preference`` (2 on the embedded default) more than the rules' choice, that sentence is
-quoted instead. Where it reads no other sentence so and gives the rules' choice less than ``preference_floor`` (-4 on the
+quoted instead; a choice the judge gives ``preference_trust`` (1) or more is kept without reading the others. Where it reads no other sentence so and gives the rules' choice less than ``preference_floor`` (-4 on the
 embedded default), nothing is quoted: the program abstains ``not_answered``. Unit tests with a scripted judge and retriever; then the whole program on the real embedded LM with the
 shipped judge over a corpus written for this test.
 """
@@ -44,7 +44,7 @@ def scripted_program(monkeypatch: pytest.MonkeyPatch, margins: dict[str, float],
 
 def test_the_gate_is_on_for_the_embedded_default_only_and_round_trips() -> None:
     embedded, other = QAConfig.for_lm("embedded").gates, QAConfig.for_lm("openai/gpt-4o-mini").gates
-    assert (embedded.answer_preference, embedded.preference_floor) == (2.0, -4.0)
+    assert (embedded.answer_preference, embedded.preference_trust, embedded.preference_floor) == (2.0, 1.0, -4.0)
     assert other.answer_preference >= RESCUE_OFF and other.preference_floor <= JUDGE_OFF
     assert Gates().answer_preference >= RESCUE_OFF and Gates().preference_floor <= JUDGE_OFF
     loaded = Gates(**Gates(answer_preference=3.0, preference_floor=-2.0).model_dump())
@@ -70,7 +70,7 @@ def test_the_sentence_the_judge_prefers_is_quoted(monkeypatch: pytest.MonkeyPatc
 
 
 @pytest.mark.parametrize("margins", [
-    {"piece rates": 2.5, "called off": 1.0},  # leads by 1.5 < 2
+    {"piece rates": 2.5, "called off": 0.8},  # leads by 1.7 < 2 (and 0.8 is below preference_trust)
     {"piece rates": -0.5, "called off": -3.5},  # leads by 3, but the judge reads no answer in it either
 ])
 def test_without_the_lead_or_a_yes_the_rules_choice_stands(monkeypatch: pytest.MonkeyPatch,
@@ -79,6 +79,14 @@ def test_without_the_lead_or_a_yes_the_rules_choice_stands(monkeypatch: pytest.M
     result = program.run(QUESTION)
     assert "called off" in result.answer and "piece rates" not in result.answer
     assert any("piece rates" in sentence for sentence in read)  # asked, and not followed
+
+
+def test_a_choice_the_judge_trusts_is_kept_without_reading_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
+    program, read = scripted_program(monkeypatch, {"called off": 1.5, "piece rates": 6.0})
+    assert "called off" in program.run(QUESTION).answer
+    assert read and not any("piece rates" in sentence for sentence in read)  # trusted from 1 on the embedded default
+    program, read = scripted_program(monkeypatch, {"called off": 1.5, "piece rates": 6.0}, preference_trust=RESCUE_OFF)
+    assert "piece rates" in program.run(QUESTION).answer  # always read: it leads by 4.5
 
 
 def test_a_choice_the_judge_doubts_is_not_quoted_where_it_prefers_none(monkeypatch: pytest.MonkeyPatch) -> None:
