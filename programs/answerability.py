@@ -221,10 +221,10 @@ def telegraphic(question: str) -> bool:
 
 
 _NICKNAME = re.compile(r"\bnick-?names?\b(?! (?:for|of) (?:her|him|them|it)\b)", re.I)
-# "Aurel Falk *birth year*?", "Tobias Quennell *date of birth*?", "*Opening date of* the lace museum?", "*Year* Caddick
-# was knighted?"
 _OWN_VALUE = re.compile(rf"nick-?names?|mottos?|{MEASURES}|headcount", re.I)
 """A possessive noun that is a value of its owner, not a thing of its own ("Kessenbrunn's *nickname*")."""
+# "Aurel Falk *birth year*?", "Tobias Quennell *date of birth*?", "*Opening date of* the lace museum?", "*Year* Caddick
+# was knighted?"
 _TELEGRAPHIC_DATE = re.compile(r"^(?:[\w-]+ )?(?:year|date)\b|\b(?:year|date)(?: of (?:birth|death))?\W*$", re.I)
 
 

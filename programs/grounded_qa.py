@@ -638,9 +638,9 @@ class GroundedQA(dspy.Module):
     def _prefer(self, question: str, context: NumberedContext, citable: set[int] | None,
                 found: Extraction) -> Extraction:
         """The judge's second opinion on the sentences the rules chose for a question without an asked type
-        (:func:`.rescue.second_opinion`, gates ``answer_preference`` and ``preference_floor``): ``found`` with the
-        sentence it prefers quoted instead (scored by the judge's probability, as a rescue is), with nothing
-        quoted where it doubts the rules' choice and prefers none, or ``found`` as it is."""
+        (:func:`.rescue.second_opinion`, gates ``answer_preference``, ``preference_trust`` and ``preference_floor``):
+        ``found`` with the sentence it prefers quoted instead (scored by the judge's probability, as a rescue is), with
+        nothing quoted where it doubts the rules' choice and prefers none, or ``found`` as it is."""
         gates = self.gates
         judge = self._answer_judge() if gates.answer_preference < RESCUE_OFF else None
         if judge is None:

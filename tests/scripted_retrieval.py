@@ -1,9 +1,13 @@
-"""A retriever that returns fixed passages, for unit tests of what the program does with what it retrieved."""
+"""A retriever that returns fixed passages, for unit tests of what the program does with what it retrieved; and the
+embedded default's program over one such passage with its answer judge scripted."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
+
+from groundqa.programs.grounded_qa import GroundedQA, QAConfig
 from groundqa.signatures.types import Passage
 
 
@@ -25,3 +29,17 @@ class ScriptedRetriever:
 def passage(chunk_id: str, score: float, text: str = "", title: str = "") -> Passage:
     """A passage of document ``chunk_id`` (up to its '#') with dense ``score``."""
     return Passage(chunk_id=chunk_id, doc_id=chunk_id.split("#")[0], title=title, text=text or chunk_id, score=score)
+
+
+def judged_program(monkeypatch: pytest.MonkeyPatch, hit: Passage, margins: dict[str, float],
+                   **gates: float) -> tuple[GroundedQA, list[str]]:
+    """The embedded default's program over the one passage ``hit``, its answer judge scripted: ``margins`` by a word of
+    the sentence (-6 for any other); returns the program and the sentences the judge read."""
+    read: list[str] = []
+
+    def judge(title: str, before: str, sentence: str, question: str) -> float:
+        read.append(sentence)
+        return next((m for word, m in margins.items() if word in sentence), -6.0)
+
+    monkeypatch.setattr(GroundedQA, "_answer_judge", staticmethod(lambda: judge))
+    return GroundedQA(ScriptedRetriever([hit]), QAConfig.for_lm("embedded", **gates)), read  # type: ignore[arg-type]

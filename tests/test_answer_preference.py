@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 from embedded_programs import embedded_program
-from scripted_retrieval import ScriptedRetriever, passage
+from scripted_retrieval import judged_program, passage
 
 from groundqa.datasets.loaders import Document
 from groundqa.programs.gates import JUDGE_OFF, RESCUE_OFF, Gates
@@ -28,18 +28,8 @@ QUESTION = "Why was the Blowers' Strike of 1934 called?"
 
 def scripted_program(monkeypatch: pytest.MonkeyPatch, margins: dict[str, float], **gates: float) -> tuple[
         GroundedQA, list[str]]:
-    """The embedded default's program over one passage, its answer judge scripted: ``margins`` by a word of the
-    sentence (-6 for any other); returns the program and the sentences the judge read."""
-    read: list[str] = []
-
-    def judge(title: str, before: str, sentence: str, question: str) -> float:
-        read.append(sentence)
-        return next((m for word, m in margins.items() if word in sentence), -6.0)
-
-    monkeypatch.setattr(GroundedQA, "_answer_judge", staticmethod(lambda: judge))
-    program = GroundedQA(ScriptedRetriever([passage("orlanc-glassworks#1", 0.6, STRIKE, "Orlanc Glassworks")]),  # type: ignore[arg-type]
-                         QAConfig.for_lm("embedded", **gates))
-    return program, read
+    """The embedded default's program over one passage, its answer judge scripted (:func:`judged_program`)."""
+    return judged_program(monkeypatch, passage("orlanc-glassworks#1", 0.6, STRIKE, "Orlanc Glassworks"), margins, **gates)
 
 
 def test_the_gate_is_on_for_the_embedded_default_only_and_round_trips() -> None:
