@@ -21,7 +21,7 @@ says of "her" or "him" is quoted after the page's title, which names her. The re
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from groundqa.judges.lexical import NOT_A_PERSON, features
@@ -40,9 +40,7 @@ from .answerability import (
 )
 from .bridging import Bridge, about
 from .context import NumberedContext
-
-AnswerJudgment = Callable[[str, str, str, str], float]
-"""(passage title, sentence before, sentence, question) -> the tuned answer judge's margin (:mod:`groundqa.judges.answer_judge`)."""
+from .judge_budget import AnswerJudgment, JudgeBudgetSpent
 
 # Sentences that address the reader instead of stating facts are never quoted as answers.
 INSTRUCTION = re.compile(
@@ -203,13 +201,17 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
             out.shortfall = out.shortfall or verdict
             continue
         if judge is not None and lead is None:
-            margin = judge(passage.title, candidate.before, candidate.text, question)
-            out.judged.append((candidate.text, margin))
-            if margin < judge_floor:
-                out.shortfall = out.shortfall or Answerability(
-                    0.0, True, verdict.coverage, (f"the answer judge reads no answer in it: margin {margin:.1f} "
-                                                  f"< {judge_floor}",))
-                continue
+            try:
+                margin: float | None = judge(passage.title, candidate.before, candidate.text, question)
+            except JudgeBudgetSpent:  # the rules decide the rest
+                judge, margin = None, None
+            if margin is not None:
+                out.judged.append((candidate.text, margin))
+                if margin < judge_floor:
+                    out.shortfall = out.shortfall or Answerability(
+                        0.0, True, verdict.coverage, (f"the answer judge reads no answer in it: margin {margin:.1f} "
+                                                      f"< {judge_floor}",))
+                    continue
         if out.answering is None:
             out.answering, out.coverage = candidate, verdict.coverage
         for sentence in (lead, candidate):

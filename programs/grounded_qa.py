@@ -50,9 +50,10 @@ from .bridging import Bridge, about, find_bridges, hop_question, second_hop_targ
 from .casing import truecase
 from .citations import analyse, render
 from .context import NumberedContext, build_context, merge_passages
-from .extractive import AnswerJudgment, Extraction, ScoredSentence, extractive_answer
+from .extractive import Extraction, ScoredSentence, extractive_answer
 from .formats import detect_format
 from .gates import GATE_NAMES, JUDGE_OFF, RESCUE_OFF, Gates
+from .judge_budget import AnswerJudgment, budgeted
 from .planning import heuristic_subqueries
 from .polar import polar_answer
 from .premises import PremiseVerifier, describe_contradicted, describe_unsupported
@@ -140,11 +141,16 @@ class QAConfig(BaseModel):
             # half the judgments, no development answer changed). Development 2,383 -> 2,426 of 2,719 correct
             # (23 answers made right and none wrong; 21 more should-refuse questions refused for 1 right answer
             # lost), chosen from the judge's logged margins (docs/BENCHMARKS.md session 28).
+            # The judge reads at most 10 distinct sentences for one question (Budgets.max_judgments, about 0.15 s
+            # each): the slowest questions were bridge and rescue readings of 12 to 57 sentences. On the 268
+            # development questions that read more than 7 (of 2,719), 10 lost 2 right answers and refused 1 that
+            # should be refused (8: 3 lost); bundled train p95 1.51 s either way, its slowest 1.87 -> 1.60 s
+            # (docs/BENCHMARKS.md session 29).
             base: dict[str, Any] = {"premise_extractor": "heuristic", "premise_judge": "offline", "max_passages": 3,
                                     "extractive_first": 0.0, "max_attempts": 1, "generate_unanswered": False,
                                     "answer_rescue": 3.0, "typed_rescue": 1.5, "bridge_rescue": 3.0,
                                     "answer_preference": 2.0, "preference_trust": 1.0, "preference_floor": -4.0,
-                                    "budgets": Budgets(max_context_chars=2400, max_answer_tokens=48)}
+                                    "budgets": Budgets(max_context_chars=2400, max_answer_tokens=48, max_judgments=10)}
         else:
             base = {"premise_extractor": "lm", "premise_judge": "lm", "reasoning": False}
         return cls(**{**base, **overrides})
@@ -674,7 +680,7 @@ class GroundedQA(dspy.Module):
         adapter ends the run with one line (:func:`~groundqa.runtime.run.recover` re-raises it); any other failure
         to load it is noted on the run and the answer is chosen without it (``None``)."""
         try:
-            return shared_answer_judge().margin
+            return budgeted(shared_answer_judge().margin)
         except Exception as exc:
             recover(exc, "the answer judge could not be loaded; sentences were chosen without it")
             return None

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 from .answerability import asked, holds_value, says_denial
 from .context import NumberedContext
-from .extractive import AnswerJudgment, ScoredSentence, rank_sentences
+from .extractive import ScoredSentence, rank_sentences
+from .judge_budget import AnswerJudgment, JudgeBudgetSpent
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,10 @@ def _best(question: str, context: NumberedContext, judge: AnswerJudgment,
     """The sentence the judge is surest of, with its margin."""
     best: Rescue | None = None
     for c in sentences:
-        margin = _margin(question, context, judge, c)
+        try:
+            margin = _margin(question, context, judge, c)
+        except JudgeBudgetSpent:  # decided on what was read
+            break
         if best is None or margin > best.margin:
             best = Rescue(c.text, c.number, margin)
     return best
@@ -97,7 +101,10 @@ def second_opinion(question: str, context: NumberedContext, judge: AnswerJudgmen
     for the ``candidates`` best-ranked citable sentences: the best of these is preferred if the judge reads it as an
     answer (margin above 0) and it leads the best of ``chosen`` by ``lead``. A question that asks what is not so reads
     only sentences that deny or exclude something."""
-    quoted = max((_margin(question, context, judge, c) for c in chosen), default=-math.inf)
+    try:
+        quoted = max((_margin(question, context, judge, c) for c in chosen), default=-math.inf)
+    except JudgeBudgetSpent:  # no opinion: the rules' choice stands
+        return SecondOpinion(math.inf)
     if quoted >= trust:
         return SecondOpinion(quoted)
     taken = {c.text for c in chosen}

@@ -179,6 +179,8 @@ class Usage(BaseModel):
     completion_tokens: int = 0
     retrieval_calls: int = 0
     retrieval_cache_hits: int = 0
+    judgments: int = 0
+    """Distinct passage sentences the tuned answer judge read (``Budgets.max_judgments``)."""
     context_chars: int = 0
     trimmed_passages: int = 0
     latency_ms: float = 0.0

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import pytest
 
 from groundqa.programs.grounded_qa import GroundedQA, QAConfig
+from groundqa.programs.judge_budget import budgeted
 from groundqa.signatures.types import Passage
 
 
@@ -32,14 +33,15 @@ def passage(chunk_id: str, score: float, text: str = "", title: str = "") -> Pas
 
 
 def judged_program(monkeypatch: pytest.MonkeyPatch, hit: Passage, margins: dict[str, float],
-                   **gates: float) -> tuple[GroundedQA, list[str]]:
+                   **gates: object) -> tuple[GroundedQA, list[str]]:
     """The embedded default's program over the one passage ``hit``, its answer judge scripted: ``margins`` by a word of
-    the sentence (-6 for any other); returns the program and the sentences the judge read."""
+    the sentence (-6 for any other), counted against the run's budget of judgments as the shipped judge is; returns
+    the program and the sentences the judge read. ``gates`` may also override the config (``budgets=``)."""
     read: list[str] = []
 
     def judge(title: str, before: str, sentence: str, question: str) -> float:
         read.append(sentence)
         return next((m for word, m in margins.items() if word in sentence), -6.0)
 
-    monkeypatch.setattr(GroundedQA, "_answer_judge", staticmethod(lambda: judge))
+    monkeypatch.setattr(GroundedQA, "_answer_judge", staticmethod(lambda: budgeted(judge)))
     return GroundedQA(ScriptedRetriever([hit]), QAConfig.for_lm("embedded", **gates)), read  # type: ignore[arg-type]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextvars
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +31,11 @@ class Budgets(BaseModel):
         default=None, ge=8, description="tokens the LM may write for one answer (None: the LM's own max_tokens); a "
         "small model that has not ended its sentence by then rarely ends it well, and its long answers are "
         "what makes the slowest questions slow")
+    max_judgments: int | None = Field(
+        default=None, ge=1, description="distinct passage sentences the tuned answer judge may read for one question "
+        "(groundqa.judges.answer_judge; about 0.15 s each on 2 cores; None: no limit). Once they are read, the program "
+        "decides the rest as the rules say, on what the judge has read so far; it does not stop. The slowest "
+        "questions are those whose bridge and rescue readings go through many sentences")
     context_policy: str = Field(default="trim", pattern="^(trim|stop)$")
     timeout_s: float = Field(default=300.0, gt=0)
     backoff_base_s: float = Field(default=0.5, ge=0)
@@ -62,6 +67,8 @@ class RunState:
     _exit: ExitReason | None = None
     _exit_message: str = ""
     notes: list[str] = field(default_factory=list)
+    _judged: set[Hashable] = field(default_factory=set)
+    _judge_spent: bool = False
 
     # -- exit reason: the first terminal reason wins and is never overwritten -------------
     @property
@@ -105,6 +112,23 @@ class RunState:
                 ExitReason.MAX_RETRIEVALS_REACHED,
                 f"retrieval budget of {self.budgets.max_retrievals} calls used up",
             )
+
+    def judge_read(self, key: Hashable) -> bool:
+        """Whether the tuned answer judge may read ``key`` (one sentence asked of one question) in this run. A key it
+        has read already may be read again (its judgment is cached); a new one counts in ``usage.judgments``
+        against ``budgets.max_judgments``. The first key refused is noted on the run."""
+        if key in self._judged:
+            return True
+        limit = self.budgets.max_judgments
+        if limit is not None and len(self._judged) >= limit:
+            if not self._judge_spent:
+                self._judge_spent = True
+                self.note(f"the answer judge's budget of {limit} sentence{'s' if limit > 1 else ''} was spent; what "
+                          "remained was decided without it")
+            return False
+        self._judged.add(key)
+        self.usage.judgments += 1
+        return True
 
     # -- events ----------------------------------------------------------------------------
     def emit(self, kind: str, **data: Any) -> None:
