@@ -164,6 +164,8 @@ class QuestionUsage:
     meter: MeterReading | None = None
     refine_failures: int = 0
     mode: str = ""  # GroundedQA: generated / extractive / none
+    judgments: int = 0  # GroundedQA: sentences its tuned answer judge read (usage.judgments)
+    judge_s: float = 0.0  # ... and the time of those forward passes (usage.judge_ms)
 
 
 class Instrumented:
@@ -207,7 +209,8 @@ class Instrumented:
                 self.usage.append(QuestionUsage(
                     latency_s=wall, lm_calls=usage.lm_calls, prompt_tokens=usage.prompt_tokens,
                     completion_tokens=usage.completion_tokens, lm_s=lm_s, retrievals=usage.retrieval_calls,
-                    retrieval_s=ret_s, busy_s=reading.busy_s, source="trace", meter=reading, mode=result.mode))
+                    retrieval_s=ret_s, busy_s=reading.busy_s, source="trace", meter=reading, mode=result.mode,
+                    judgments=usage.judgments, judge_s=usage.judge_ms / 1000))
             else:
                 self.usage.append(QuestionUsage(
                     latency_s=wall, lm_calls=reading.lm_calls, prompt_tokens=reading.prompt_tokens,

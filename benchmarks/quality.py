@@ -77,7 +77,8 @@ def program_row(name: str, report: Any, usage: list[QuestionUsage], setup_s: flo
     total = sum(u.latency_s for u in usage)
     lm_s = sum(u.lm_s for u in usage)
     ret_s = sum(u.retrieval_s for u in usage)
-    busy = sum(u.busy_s for u in usage)
+    judge_s = sum(u.judge_s for u in usage)  # the answer judge's forward passes: a model's time, not the program's
+    busy = sum(u.busy_s for u in usage) + judge_s
     meter_calls = sum(u.meter.lm_calls for u in usage if u.meter is not None)
     return {
         "program": name,
@@ -98,16 +99,19 @@ def program_row(name: str, report: Any, usage: list[QuestionUsage], setup_s: flo
         "prompt_tokens_per_q": sum(u.prompt_tokens for u in usage) / n,
         "completion_tokens_per_q": sum(u.completion_tokens for u in usage) / n,
         "retrievals_per_q": sum(u.retrievals for u in usage) / n,
+        "judgments_per_q": sum(u.judgments for u in usage) / n,
         "latency_p50_s": percentile([u.latency_s for u in usage], 50),
         "latency_p95_s": percentile([u.latency_s for u in usage], 95),
         "total_s": total,
         "lm_s": lm_s,
         "retrieval_s": ret_s,
-        "overhead_share": min(1.0, max(0.0, (total - lm_s - ret_s) / total)) if total > 0 else None,
+        "judge_s": judge_s,
+        "overhead_share": min(1.0, max(0.0, (total - lm_s - ret_s - judge_s) / total)) if total > 0 else None,
         "overhead_share_union": min(1.0, max(0.0, (total - busy) / total)) if total > 0 else None,
-        "overhead_ms_per_q": 1000 * max(0.0, total - lm_s - ret_s) / n,
+        "overhead_ms_per_q": 1000 * max(0.0, total - lm_s - ret_s - judge_s) / n,
         "lm_share": lm_s / total if total > 0 else None,
         "retrieval_share": ret_s / total if total > 0 else None,
+        "judge_share": judge_s / total if total > 0 else None,
         "figures_from": usage[0].source if usage else "",
         "meter_lm_calls_per_q": meter_calls / n,
         "refine_failed_rollouts": sum(u.refine_failures for u in usage),
@@ -123,7 +127,8 @@ def question_records(report: Any, usage: list[QuestionUsage]) -> list[dict[str, 
         {"id": r.id, "type": r.type, "answer": r.answer, "abstained": r.abstained, "error": r.error,
          "score": round(r.scores.score, 4), "latency_s": round(u.latency_s, 3), "lm_calls": u.lm_calls,
          "prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens, "lm_s": round(u.lm_s, 3),
-         "retrievals": u.retrievals, "retrieval_s": round(u.retrieval_s, 4), "mode": u.mode}
+         "retrievals": u.retrievals, "retrieval_s": round(u.retrieval_s, 4), "judgments": u.judgments,
+         "judge_s": round(u.judge_s, 3), "mode": u.mode}
         for r, u in zip(report.records, usage, strict=False)
     ]
 
@@ -236,8 +241,9 @@ QUALITY_COLUMNS = [
 COST_COLUMNS = [
     ("Program", "program"), ("LM calls/q", "lm_calls_per_q"), ("Prompt tokens/q", "prompt_tokens_per_q"),
     ("Completion tokens/q", "completion_tokens_per_q"), ("Retrievals/q", "retrievals_per_q"),
-    ("Latency p50 (s)", "latency_p50_s"), ("Latency p95 (s)", "latency_p95_s"), ("LM share", "lm_share"),
-    ("Retrieval share", "retrieval_share"), ("Overhead share", "overhead_share"), ("Figures from", "figures_from"),
+    ("Judgments/q", "judgments_per_q"), ("Latency p50 (s)", "latency_p50_s"), ("Latency p95 (s)", "latency_p95_s"),
+    ("LM share", "lm_share"), ("Retrieval share", "retrieval_share"), ("Judge share", "judge_share"),
+    ("Overhead share", "overhead_share"), ("Figures from", "figures_from"),
 ]
 
 
@@ -322,10 +328,11 @@ def target_notes(rows: Sequence[dict[str, Any]]) -> list[str]:
             continue
         ok = g["overhead_share"] < 0.05
         notes.append(f"Target 'program overhead < 5% of wall time' — {name}: {'MET' if ok else 'MISSED'}, "
-                     f"{100 * g['overhead_share']:.1f}% outside LM and retrieval (LM {100 * (g['lm_share'] or 0):.1f}%, "
-                     f"retrieval {100 * (g['retrieval_share'] or 0):.1f}%; counting parallel calls once: "
+                     f"{100 * g['overhead_share']:.1f}% outside LM, retrieval and answer judge (LM "
+                     f"{100 * (g['lm_share'] or 0):.1f}%, retrieval {100 * (g['retrieval_share'] or 0):.1f}%, answer "
+                     f"judge {100 * (g['judge_share'] or 0):.1f}%; counting parallel calls once: "
                      f"{100 * (g['overhead_share_union'] or 0):.1f}%); {g.get('overhead_ms_per_q', 0):.0f} ms per "
-                     "question outside LM and retrieval" + ("; no LM call was made, so the share is of the retrieval "
+                     "question outside them" + ("; no LM call was made, so the share is of the retrieval, judge "
                                                             "and program time alone" if not g.get("lm_s") else "") + ".")
     on, off = by.get(GQA), by.get(GQA_OFF)
     if on and off:
@@ -373,9 +380,10 @@ def quality_result(outcome: dict[str, Any], config: dict[str, Any], extra_notes:
         "Answerable quality = mean composite over should_abstain=False questions (an abstention there scores 0). "
         "Composite, abstention F1, over-abstention, citation precision/recall (ALCE, over answered items) and "
         "STR-EM come from groundqa.evaluation.evaluate with the offline judge. Latency is per question, "
-        "program only (scoring excluded). Overhead share = (total − LM time − retrieval time) / total, summed "
-        "over questions; GroundedQA's LM and retrieval time come from its traces (LMCall/RetrievalCall "
-        "latency_ms), the peers' from meters around the same LM and retriever.")
+        "program only (scoring excluded). Overhead share = (total − LM time − retrieval time − answer-judge time) / "
+        "total, summed over questions; GroundedQA's LM and retrieval time come from its traces (LMCall/RetrievalCall "
+        "latency_ms), its answer judge's from its usage (judgments, judge_ms: forward passes of the tuned judge in "
+        "llama.cpp), the peers' from meters around the same LM and retriever.")
     chart = {
         "title": f"Peers on {n} questions: composite, abstention F1, answerable quality",
         "ylabel": "score (0–1)",

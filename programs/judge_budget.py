@@ -9,6 +9,7 @@ decides on what it has read (:func:`.rescue.rescue_answer`), and the passes afte
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from groundqa.runtime.run import current_run
@@ -22,13 +23,20 @@ class JudgeBudgetSpent(Exception):
 
 
 def budgeted(margin: AnswerJudgment) -> AnswerJudgment:
-    """``margin`` counted against the current run's ``Budgets.max_judgments``; a sentence past it raises
-    :class:`JudgeBudgetSpent` instead of being read. Outside a run nothing is counted."""
+    """``margin`` counted against the current run's ``Budgets.max_judgments``, its time added to ``usage.judge_ms``;
+    a sentence past the budget raises :class:`JudgeBudgetSpent` instead of being read. Outside a run nothing is
+    counted."""
 
     def judged(title: str, before: str, sentence: str, question: str) -> float:
         run = current_run()
-        if run is not None and not run.judge_read((title, before, sentence, question)):
+        if run is None:
+            return margin(title, before, sentence, question)
+        if not run.judge_read((title, before, sentence, question)):
             raise JudgeBudgetSpent(sentence)
-        return margin(title, before, sentence, question)
+        started = time.perf_counter()
+        try:
+            return margin(title, before, sentence, question)
+        finally:
+            run.usage.judge_ms += (time.perf_counter() - started) * 1000
 
     return judged

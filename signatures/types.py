@@ -181,6 +181,8 @@ class Usage(BaseModel):
     retrieval_cache_hits: int = 0
     judgments: int = 0
     """Distinct passage sentences the tuned answer judge read (``Budgets.max_judgments``)."""
+    judge_ms: float = 0.0
+    """Time in the tuned answer judge's forward passes (a judgment already cached costs next to nothing)."""
     context_chars: int = 0
     trimmed_passages: int = 0
     latency_ms: float = 0.0

@@ -59,11 +59,13 @@ def test_a_judge_outside_a_run_is_not_counted_and_one_past_the_budget_is_not_ask
 
     counted = budgeted(judge)
     assert [counted("t", "", s, "q") for s in "abc"] == [1.0, 1.0, 1.0]  # no run: no budget
-    with run_scope(RunState(budgets=Budgets(max_judgments=1))):
+    state = RunState(budgets=Budgets(max_judgments=1))
+    with run_scope(state):
         assert counted("t", "", "x", "q") == 1.0
         with pytest.raises(JudgeBudgetSpent):
             counted("t", "", "y", "q")
     assert asked == ["a", "b", "c", "x"]
+    assert state.usage.judgments == 1 and state.usage.judge_ms >= 0.0
 
 
 def _readings(margins: dict[str, float]) -> tuple[list[str], object]:
@@ -136,6 +138,7 @@ def test_the_shipped_judge_stays_within_the_budget(program: GroundedQA) -> None:
     result = program.run(question)
     assert "eleven hours" in result.answer, result.abstain_message
     assert 2 <= result.usage.judgments <= program.config.budgets.max_judgments
+    assert result.usage.judge_ms > 0  # the forward passes' time, apart from the program's own
     tight = program.config.budgets.model_copy(update={"max_judgments": 1})
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(program.config, "budgets", tight)

@@ -168,6 +168,9 @@ def test_quality_core_on_a_scripted_lm(store: CorpusStore, home: Path) -> None:
             assert row["lm_calls_per_q"] > 0 and row["prompt_tokens_per_q"] > 0 and row["completion_tokens_per_q"] > 0
         assert row["retrievals_per_q"] > 0
         assert 0.0 <= row["overhead_share"] <= 1.0 and 0.0 <= row["overhead_share_union"] <= 1.0
+        assert 0.0 <= row["judge_share"] <= 1.0 and row["judgments_per_q"] >= 0
+        if not row["program"].startswith("GroundedQA"):  # the peers have no answer judge
+            assert row["judgments_per_q"] == 0 and row["judge_share"] == 0.0
         assert row["latency_p50_s"] <= row["latency_p95_s"]
     assert rows["PlainRAG"]["figures_from"] == "meter" and rows["GroundedQA"]["figures_from"] == "trace"
     assert rows["PlainRAG"]["lm_calls_per_q"] == 1.0
