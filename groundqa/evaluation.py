@@ -52,6 +52,8 @@ class QuestionRecord(BaseModel):
     exit_reason: str | None = None
     mode: str = Field(default="none", description="how the answer was made: generated (the LM), extractive or none")
     lm_calls: int = Field(default=0, description="LM calls the question made (cache hits included)")
+    judgments: int = Field(default=0, description="distinct sentences the tuned answer judge read (Budgets.max_judgments)")
+    judge_s: float = Field(default=0.0, description="time of those judgments, part of latency_s")
     error: str | None = None
     latency_s: float = 0.0
     scores: ItemScores = Field(default_factory=ItemScores)
@@ -63,6 +65,7 @@ class Timing(BaseModel):
     total_s: float = 0.0
     program_s: float = Field(0.0, description="sum of per-question program latencies")
     metric_s: float = Field(0.0, description="sum of per-question metric time")
+    judge_s: float = Field(0.0, description="sum of per-question answer-judge time, part of program_s")
     mean_latency_s: float | None = None
     p95_latency_s: float | None = None
 
@@ -107,6 +110,9 @@ class EvaluationReport(BaseModel):
             if value is not None and not math.isnan(value):
                 out[f"{prefix}macro/{name}"] = float(value)
         out[f"{prefix}time/total_s"] = self.timing.total_s
+        out[f"{prefix}time/judge_s"] = self.timing.judge_s
+        if self.records:
+            out[f"{prefix}usage/judgments_per_q"] = sum(r.judgments for r in self.records) / len(self.records)
         if self.timing.mean_latency_s is not None:
             out[f"{prefix}time/mean_latency_s"] = self.timing.mean_latency_s
         return out
@@ -275,6 +281,8 @@ def evaluate(
             exit_reason=result.exit_reason.value if result is not None else None,
             mode=result.mode if result is not None else "none",
             lm_calls=result.usage.lm_calls if result is not None else 0,
+            judgments=result.usage.judgments if result is not None else 0,
+            judge_s=result.usage.judge_ms / 1000 if result is not None else 0.0,
             error=item.error or error,
             latency_s=float(pred.get("latency_s") or 0.0) if isinstance(pred, dspy.Prediction) else 0.0,
             scores=item,
@@ -284,6 +292,7 @@ def evaluate(
         total_s=time.perf_counter() - start,
         program_s=sum(latencies),
         metric_s=metric_time,
+        judge_s=sum(r.judge_s for r in records),
         mean_latency_s=sum(latencies) / len(latencies) if latencies else None,
         p95_latency_s=latencies[min(len(latencies) - 1, math.ceil(0.95 * len(latencies)) - 1)] if latencies else None,
     )

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from groundqa.datasets.loaders import Question
 from groundqa.evaluation import EvaluationReport, evaluate
-from groundqa.signatures.types import AbstainReason, ExitReason, GroundedResult, Passage
+from groundqa.signatures.types import AbstainReason, ExitReason, GroundedResult, Passage, Usage
 
 PASSAGES = [
     Passage(chunk_id="lake-0", doc_id="lake-arvo", title="Lake Arvo",
@@ -40,10 +40,10 @@ class FakeProgram(dspy.Module):
     def forward(self, question: str) -> dspy.Prediction:
         if "Pell" in question:
             raise RuntimeError("retrieval exploded")
-        if question.startswith("Why"):
+        if question.startswith("Why"):  # the answer judge read 4 sentences before it refused
             return dspy.Prediction(result=GroundedResult(
                 question=question, abstained=True, abstain_reason=AbstainReason.PREMISE_UNSUPPORTED,
-                abstain_message="No source says cars are banned."))
+                abstain_message="No source says cars are banned.", usage=Usage(judgments=4, judge_ms=600.0)))
         return dspy.Prediction(result=GroundedResult(
             question=question, answer=ANSWERS[question], passages=PASSAGES, exit_reason=ExitReason.COMPLETED))
 
@@ -117,6 +117,13 @@ def test_json_round_trip_and_table(report, tmp_path: Path):
     console.print(table)
     text = console.export_text()
     assert "citation_recall" in text and "over_abstention_rate" in text and "premise_macro_f1" in text
+
+
+def test_answer_judge_usage_reaches_the_records_and_mlflow_metrics(report):
+    assert [r.judgments for r in report.records] == [0, 0, 4, 0]
+    assert report.records[2].judge_s == pytest.approx(0.6) and report.timing.judge_s == pytest.approx(0.6)
+    flat = report.flat_metrics("dev/")
+    assert flat["dev/usage/judgments_per_q"] == pytest.approx(1.0) and flat["dev/time/judge_s"] == pytest.approx(0.6)
 
 
 def test_flat_metrics_skip_none(report):
