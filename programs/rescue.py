@@ -89,7 +89,8 @@ class SecondOpinion:
     """The judge's reading of the sentences the rules chose and of the best-ranked others."""
 
     quoted: float
-    """Its best margin for a sentence the rules chose."""
+    """Its best margin for a sentence the rules chose; infinity where the run's budget of judgments
+    (:mod:`.judge_budget`) left it none to read, so that the rules' choice stands."""
     preferred: Rescue | None = None
     """Another sentence it reads as the answer (margin above 0) by the required lead over ``quoted``."""
 
