@@ -98,6 +98,24 @@ def test_the_tuned_judge_tells_an_answer_from_a_topical_sentence() -> None:
     assert judge.margin("Lettice Colliery", "", "The Lettice Colliery opened in 1871.", question) == answer  # cached
 
 
+def test_the_judgment_cache_keeps_the_most_recently_used() -> None:
+    """A server answers for weeks: the judge's cache is bounded, least recently used dropped first."""
+    judge = shared_answer_judge()
+    size, kept = judge.cache_size, dict(judge._cache)
+    try:
+        judge._cache.clear()
+        judge.cache_size = 2
+        question = "When did the Lettice Colliery open?"
+        first, second, third = (f"The Lettice Colliery opened in {year}." for year in (1871, 1872, 1873))
+        for sentence in (first, second, first, third):  # first read again: second is the least recently used
+            judge.margin("Lettice Colliery", "", sentence, question)
+        assert [next(s for s in (first, second, third) if s in p) for p in judge._cache] == [first, third]
+    finally:
+        judge.cache_size = size
+        judge._cache.clear()
+        judge._cache.update(kept)
+
+
 def test_the_embedded_default_rescues_a_refusal_the_judge_reads_as_an_answer(tmp_path: Path) -> None:
     """End to end on the real embedded model, its shipped judge and a real Chroma (documents written for this
     test): the rules refuse "What trade did … learn" against "served an apprenticeship as a millwright"; the judge

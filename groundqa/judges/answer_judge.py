@@ -11,18 +11,20 @@ The shipped adapter (``groundqa/data/answer-judge.gguf``, 7.6 MB, pinned by its 
 trained by ``scripts/judge_adapter.py`` on the program's own candidates on development data only: bundled train,
 the workbench corpora except nine kept for validation, and SQuAD 2.0's training articles (docs/BENCHMARKS.md,
 session 20). It runs in llama.cpp on the embedded model's own GGUF: one judgment of ~100 tokens costs about
-0.2 s on 2 cores, and every judgment is cached for the process.
+0.2 s on 2 cores, and the last ``CACHE_SIZE`` judgments are cached for the process (a server runs for weeks).
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
 PROMPT = "{title}. {context}\nQuestion: {question}\nDoes the text answer the question? Answer:"
 SHIPPED = Path(__file__).parents[1] / "data" / "answer-judge.gguf"
+CACHE_SIZE = 65_536  # judgments kept per process, least recently used dropped first (about 20 MB of prompts)
 SHIPPED_SHA256 = "47600771d01d0bd46c08a29f827495e3b2a1ccda5fa35e20b6237105acd066ab"
 
 
@@ -34,7 +36,8 @@ def judge_prompt(title: str, before: str, sentence: str, question: str) -> str:
 class AnswerJudge:
     """A LoRA adapter on the embedded model in llama.cpp: :meth:`margin` = logit(" yes") - logit(" no")."""
 
-    def __init__(self, adapter: Path | None, base_gguf: Path, threads: int | None = None) -> None:
+    def __init__(self, adapter: Path | None, base_gguf: Path, threads: int | None = None,
+                 cache_size: int = CACHE_SIZE) -> None:
         from llama_cpp import Llama
 
         from groundqa.lm.embedded import _quiet_lora_buffer_warnings
@@ -45,7 +48,8 @@ class AnswerJudge:
                          n_threads=threads or max(1, os.cpu_count() or 1), verbose=False)
         self.yes, self.no = (self.llm.tokenize(f" {w}".encode(), add_bos=False, special=False)[0] for w in ("yes", "no"))
         self._lock = threading.Lock()
-        self._cache: dict[str, float] = {}
+        self._cache: OrderedDict[str, float] = OrderedDict()
+        self.cache_size = cache_size
 
     def margin(self, title: str, before: str, sentence: str, question: str) -> float:
         import llama_cpp
@@ -54,12 +58,15 @@ class AnswerJudge:
         prompt = judge_prompt(title, before, sentence, question)
         with self._lock:
             if prompt in self._cache:
+                self._cache.move_to_end(prompt)
                 return self._cache[prompt]
             ids = self.llm.tokenize(prompt.encode(), add_bos=True, special=False)[-(self.llm.n_ctx() - 1):]
             self.llm.reset()
             self.llm.eval(ids)
             logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.llm.ctx, -1), shape=(self.llm.n_vocab(),))
             value = self._cache[prompt] = round(float(logits[self.yes] - logits[self.no]), 4)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
             return value
 
 
