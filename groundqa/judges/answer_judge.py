@@ -24,7 +24,7 @@ from pathlib import Path
 
 PROMPT = "{title}. {context}\nQuestion: {question}\nDoes the text answer the question? Answer:"
 SHIPPED = Path(__file__).parents[1] / "data" / "answer-judge.gguf"
-CACHE_SIZE = 65_536  # judgments kept per process, least recently used dropped first (about 20 MB of prompts)
+CACHE_SIZE = 65_536  # judgments kept per process, least recently used dropped first (some 30 MB of prompts)
 SHIPPED_SHA256 = "47600771d01d0bd46c08a29f827495e3b2a1ccda5fa35e20b6237105acd066ab"
 
 
