@@ -51,6 +51,11 @@ def _nouns() -> _Nouns:
     return _Nouns(tuple(parents), senses)
 
 
+def load() -> None:
+    """Read the table now instead of at its first use (half a second): a server calls it at start-up."""
+    _nouns()
+
+
 @cache
 def _depth(synset: int) -> int:
     """Steps from ``synset`` up to WordNet's root along its shortest hypernym path (at most about 20), worked

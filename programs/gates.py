@@ -115,6 +115,12 @@ class Gates(StateModel):
         "says what was asked of it is kept (each costs one retrieval)", ge=1, le=10)
     bridge_floor: float = _gate(0.3, 0.1, 0.6, "retrieval score a bridge-hop passage needs to join the evidence")
 
+    @property
+    def ask_judge(self) -> bool:
+        """Whether any gate asks the tuned answer judge (:mod:`groundqa.judges.answer_judge`)."""
+        return self.answer_judge > JUDGE_OFF or min(self.answer_rescue, self.typed_rescue, self.answer_preference,
+                                                     self.premise_rescue, self.bridge_rescue) < RESCUE_OFF
+
     @contextlib.contextmanager
     def overridden(self, **values: Any) -> Iterator[Gates]:
         """These gate values for the duration of the block, then the previous ones again (validated as in

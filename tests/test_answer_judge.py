@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripted_retrieval import ScriptedRetriever
 
+from groundqa.judges import answer_judge
 from groundqa.judges.answer_judge import SHIPPED, SHIPPED_SHA256, judge_prompt, shared_answer_judge
 from groundqa.lm.errors import LMBackendError
 from groundqa.lm.finetune.adapter import verify_adapter
@@ -239,3 +241,13 @@ def test_the_shipped_judge_answers_a_look_up_the_premise_rules_refused(tmp_path:
     assert program.run("How much did the ROV Marrowdeep cost to build?").abstained
     contradicted = program.run("Why was the RV Ellen Strand built in Lorvin in 1979?")
     assert contradicted.abstained and contradicted.abstain_reason is not None
+
+
+def test_warm_up_loads_the_judge_only_where_a_gate_asks_for_it() -> None:
+    assert QAConfig.for_lm("embedded").gates.ask_judge and not Gates().ask_judge
+    assert Gates(answer_rescue=3.0).ask_judge and Gates(answer_judge=0.0).ask_judge
+    assert not QAConfig.for_lm("openai/gpt-4o-mini").gates.ask_judge
+    other = GroundedQA(ScriptedRetriever([]), QAConfig.for_lm("openai/gpt-4o-mini"))  # type: ignore[arg-type]
+    assert other.warm_up() == ["wordnet"]
+    embedded = GroundedQA(ScriptedRetriever([]), QAConfig.for_lm("embedded"))  # type: ignore[arg-type]
+    assert embedded.warm_up() == ["wordnet", "answer judge"] and SHIPPED in answer_judge._shared

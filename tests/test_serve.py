@@ -268,6 +268,38 @@ def test_health_reports_store_lm_and_tracking(store):
     assert data["tracking"]["uri"] == "http://user:***REDACTED***@127.0.0.1:9/?token=***REDACTED***"
 
 
+class Warming(Recorder):
+    """A program with a warm-up, as GroundedQA has: recorded, or failing with ``fail``."""
+
+    def __init__(self, program: GroundedQA, fail: Exception | None = None) -> None:
+        super().__init__(program)
+        self.fail, self.warmed = fail, 0
+
+    def warm_up(self) -> list[str]:
+        if self.fail is not None:
+            raise self.fail
+        self.warmed += 1
+        return ["wordnet", "answer judge"]
+
+
+def test_the_server_loads_before_the_first_question(store, caplog):
+    program = Warming(make_program(store).program)
+    app = create_app(program, lm=GuardedLM(ScriptedLM(lambda m: GOOD)))
+    with caplog.at_level(logging.INFO, logger="groundqa.serve"), serving(app) as url:
+        assert program.warmed == 1  # during start-up, before the server listens
+        assert httpx.get(f"{url}/health", timeout=30).status_code == 200
+    assert program.warmed == 1 and "loaded before the first question: wordnet, answer judge" in caplog.text
+
+
+def test_a_failed_warm_up_is_one_line_and_the_server_still_starts(store, caplog):
+    failure = LMBackendError("the answer judge's adapter is damaged (sha256 mismatch)\nTraceback: details")
+    app = create_app(Warming(make_program(store).program, fail=failure), lm=GuardedLM(ScriptedLM(lambda m: GOOD)))
+    with caplog.at_level(logging.INFO, logger="groundqa.serve"), serving(app) as url:
+        assert httpx.get(f"{url}/health", timeout=30).status_code == 200
+    assert "could not load before the first question: the answer judge's adapter is damaged" in caplog.text
+    assert "Traceback" not in caplog.text
+
+
 def test_health_is_503_when_the_store_is_down(store):
     class DownStore:
         collection_name = "groundqa"

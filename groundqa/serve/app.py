@@ -174,6 +174,14 @@ def create_app(program: Any, *, lm: Any = None, adapter: Any = None, store: Any 
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        warm_up = getattr(program, "warm_up", None)  # the answer judge and WordNet, before the first question
+        if callable(warm_up):
+            try:
+                loaded = await asyncio.get_running_loop().run_in_executor(executor, warm_up)
+                log.info("loaded before the first question: %s", ", ".join(loaded) or "nothing")
+            except Exception as exc:  # the first question meets the same error, as a one-line result
+                log.warning("could not load before the first question: %s",
+                            (redact_text(str(exc)).splitlines() or [type(exc).__name__])[0])
         yield
         for control in list(active):  # a shutdown stops the runs in flight instead of waiting for them
             control.cancel("the server is shutting down")
