@@ -12,10 +12,9 @@ shipped judge over a corpus written for this test.
 from __future__ import annotations
 
 import pytest
-from embedded_programs import embedded_program
+from embedded_programs import CORRAN_MILL, embedded_program
 from scripted_retrieval import judged_program, passage
 
-from groundqa.datasets.loaders import Document
 from groundqa.programs.gates import JUDGE_OFF, RESCUE_OFF, Gates
 from groundqa.programs.grounded_qa import GroundedQA, QAConfig
 from groundqa.signatures.types import AbstainReason
@@ -98,21 +97,11 @@ def test_a_question_with_an_asked_type_gets_no_second_opinion(monkeypatch: pytes
     assert read == []
 
 
-CORPUS = [
-    Document(id="corran-mill-strike", title="Corran Mill strike",
-             text="The Corran Mill strike of 1911 was a stoppage at the Corran woollen mill that lasted nine weeks. "
-                  "The Weavers' Union led the Corran Mill strike, its longest dispute. "
-                  "It was called after the owners lengthened the working day to eleven hours without extra pay. "
-                  "The strike ended with a return to the ten-hour day."),
-    Document(id="selwick-museum", title="Selwick Town Museum",
-             text="The Selwick Town Museum is a local history museum in Selwick, founded in 1952 by the Selwick "
-                  "Civic Society. Its collection includes the town's charter of 1402."),
-]
 
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> GroundedQA:
-    return embedded_program(tmp_path_factory, CORPUS, "answer-preference")
+    return embedded_program(tmp_path_factory, CORRAN_MILL, "answer-preference")
 
 
 @pytest.mark.integration
