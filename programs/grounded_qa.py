@@ -143,7 +143,7 @@ class QAConfig(BaseModel):
             # (23 answers made right and none wrong; 21 more should-refuse questions refused for 1 right answer
             # lost), chosen from the judge's logged margins (docs/BENCHMARKS.md session 28).
             # The judge reads at most 10 distinct sentences for one question (Budgets.max_judgments, about 0.15 s
-            # each): the slowest questions were bridge and rescue readings of 12 to 57 sentences. On the 268
+            # each): the slowest questions were bridge and rescue readings of many sentences (up to 57). On the 268
             # development questions that read more than 7 (of 2,719), 10 lost 2 right answers and refused 1 that
             # should be refused (8: 3 lost); bundled train p95 1.51 s either way, its slowest 1.87 -> 1.60 s
             # (docs/BENCHMARKS.md session 29).

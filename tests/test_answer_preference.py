@@ -97,8 +97,6 @@ def test_a_question_with_an_asked_type_gets_no_second_opinion(monkeypatch: pytes
     assert read == []
 
 
-
-
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> GroundedQA:
     return embedded_program(tmp_path_factory, CORRAN_MILL, "answer-preference")

@@ -10,6 +10,7 @@ judge over a corpus written for this test.
 from __future__ import annotations
 
 import math
+import time
 
 import pytest
 from embedded_programs import CORRAN_MILL, embedded_program
@@ -54,6 +55,7 @@ def test_a_judge_outside_a_run_is_not_counted_and_one_past_the_budget_is_not_ask
 
     def judge(title: str, before: str, sentence: str, question: str) -> float:
         asked.append(sentence)
+        time.sleep(0.002)
         return 1.0
 
     counted = budgeted(judge)
@@ -64,7 +66,7 @@ def test_a_judge_outside_a_run_is_not_counted_and_one_past_the_budget_is_not_ask
         with pytest.raises(JudgeBudgetSpent):
             counted("t", "", "y", "q")
     assert asked == ["a", "b", "c", "x"]
-    assert state.usage.judgments == 1 and state.usage.judge_ms >= 0.0
+    assert state.usage.judgments == 1 and state.usage.judge_ms >= 2.0  # the one judgment read, timed
 
 
 def _readings(margins: dict[str, float]) -> tuple[list[str], object]:
@@ -111,8 +113,6 @@ def test_the_program_reads_no_more_than_its_budget(monkeypatch: pytest.MonkeyPat
     assert "called off" in result.answer and "piece rates" not in result.answer  # the rules' choice stands
     assert len(set(read)) == result.usage.judgments == 1
     assert any("budget of 1 sentence was spent" in note for note in result.notes)
-
-
 
 
 @pytest.fixture(scope="module")
