@@ -41,7 +41,8 @@ def run_passes(program: Any, questions: Sequence[Question], label: str, progress
     from tqdm import tqdm
 
     answers: list[tuple[str, bool]] = []
-    lm_calls = lm_hits = ret_calls = ret_hits = 0
+    lm_calls = lm_hits = ret_calls = ret_hits = judgments = 0
+    judge_ms = 0.0
     started = time.perf_counter()
     for q in tqdm(questions, desc=label, unit="q", file=sys.stderr, disable=not progress, mininterval=1.0):
         result = program.run(q.question, use_cache=True)
@@ -50,8 +51,11 @@ def run_passes(program: Any, questions: Sequence[Question], label: str, progress
         lm_hits += result.usage.lm_cache_hits
         ret_calls += result.usage.retrieval_calls
         ret_hits += result.usage.retrieval_cache_hits
+        judgments += result.usage.judgments
+        judge_ms += result.usage.judge_ms
     return {"seconds": time.perf_counter() - started, "answers": answers, "lm_calls": lm_calls,
-            "lm_cache_hits": lm_hits, "retrievals": ret_calls, "retrieval_cache_hits": ret_hits}
+            "lm_cache_hits": lm_hits, "retrievals": ret_calls, "retrieval_cache_hits": ret_hits,
+            "judgments": judgments, "judge_s": judge_ms / 1000}
 
 
 def run_cache(settings: Any, store: CorpusStore, questions: Sequence[Question], home: Path,
@@ -72,7 +76,7 @@ def run_cache(settings: Any, store: CorpusStore, questions: Sequence[Question], 
     cold = run_passes(program, questions, "cold", progress)
     warm = run_passes(program, questions, "warm", progress)
     # As a new process would find things: DSPy's and the retrieval cache's memory layers empty, the
-    # in-process embedding and judge memos empty; only the disk caches are warm.
+    # in-process embedding and judge memos (the answer judge's too) empty; only the disk caches are warm.
     dspy.cache.reset_memory_cache()
     retriever.cache = RetrievalCache(directory)
     drop_process_caches()
@@ -98,7 +102,8 @@ def cache_result(outcome: dict[str, Any], config: dict[str, Any], extra_notes: S
         identical = None if key == "cold" else outcome["identical_warm" if key == "warm" else "identical_disk"]
         rows.append([label, round(p["seconds"], 3), round(1000 * p["seconds"] / max(1, n), 1),
                      round(speedup, 1) if speedup else None, p["lm_calls"], p["lm_cache_hits"], p["retrievals"],
-                     p["retrieval_cache_hits"], f"{identical}/{n}" if identical is not None else "–"])
+                     p["retrieval_cache_hits"], p["judgments"], round(p["judge_s"], 2),
+                     f"{identical}/{n}" if identical is not None else "–"])
     warm = outcome["speedup_warm"] or 0.0
     headline = [f"warm re-run {warm:.0f}× faster than cold (target ≥ 50×: {'MET' if warm >= 50 else 'MISSED'}); "
                 f"disk-only warm {outcome['speedup_disk'] or 0:.0f}×; identical answers "
@@ -108,11 +113,12 @@ def cache_result(outcome: dict[str, Any], config: dict[str, Any], extra_notes: S
         f"(warm from disk only: {outcome['speedup_disk'] or 0:.1f}×); answers identical on "
         f"{outcome['identical_warm']}/{n} (memory) and {outcome['identical_disk']}/{n} (disk).",
         "'Disk only' empties DSPy's and the retrieval cache's memory layers and the in-process embedding and "
-        "judge memos before the pass, as a new process would find them (the models stay loaded); LM answers, "
-        "retrievals and MiniLM vectors then come from their disk caches under the home (DSPy's cache, the "
-        "retrieval cache, embeddings.sqlite). What a warm run still does: input checks, presupposition rules, "
-        "the offline judge's scoring for premise and sentence support, context building and the extractive "
-        "fallback.",
+        "judge memos (the answer judge's included) before the pass, as a new process would find them (the models "
+        "stay loaded); LM answers, retrievals, MiniLM vectors and the answer judge's margins then come from their "
+        "disk caches under the home (DSPy's cache, the retrieval cache, embeddings.sqlite, answer-judge.sqlite). "
+        "Judge readings: distinct sentences the tuned answer judge was asked about (from a cache or not); judge "
+        "time: the seconds they took. What a warm run still does: input checks, presupposition rules, the offline "
+        "judge's scoring for premise and sentence support, context building and the extractive fallback.",
     ]
     return {
         "title": "Cache: GroundedQA cold vs warm",
@@ -120,7 +126,8 @@ def cache_result(outcome: dict[str, Any], config: dict[str, Any], extra_notes: S
         "results": outcome,
         "tables": [{"title": f"Cold vs warm cache ({n} questions)",
                     "columns": ["Pass", "Wall time (s)", "ms/question", "Speed-up vs cold", "LM calls",
-                                "LM cache hits", "Retrievals", "Retrieval cache hits", "Identical answers"],
+                                "LM cache hits", "Retrievals", "Retrieval cache hits", "Judge readings",
+                                "Judge time (s)", "Identical answers"],
                     "rows": rows}],
         "notes": notes,
         "chart": {"title": "GroundedQA wall time per question, cold vs warm cache", "ylabel": "ms per question",
@@ -134,6 +141,7 @@ def cache_suite(args: argparse.Namespace) -> dict[str, Any]:
     """GroundedQA cold vs warm cache (DSPy memory + disk cache, retrieval cache): wall time and identity."""
     from groundqa.app import configure_lm
     from groundqa.config import load_settings
+    from groundqa.judges.answer_judge import set_disk_cache as set_judgment_cache
     from groundqa.runtime.guarded_lm import unwrap
     from groundqa.store.embeddings import set_disk_cache
 
@@ -160,6 +168,7 @@ def cache_suite(args: argparse.Namespace) -> dict[str, Any]:
         finally:  # release the temporary caches before their folder goes
             dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
             set_disk_cache(None)
+            set_judgment_cache(None)
     notes = [f"LM {settings.lm}; {len(data.questions)} {data.description} questions; load average (1/5/15 min) "
              f"before: {load_before}, after: {load_after} ({os.cpu_count()} cores)."]
     return cache_result(outcome, config, notes)

@@ -212,8 +212,8 @@ def warm_up(inner_lm: Any, store: CorpusStore) -> float:
 
 
 def drop_process_caches() -> None:
-    """Empty the in-process memo caches (MiniLM embeddings, offline-judge vectors and verdicts, parsed
-    premises, lexical features) so every program starts cold; the models themselves stay loaded. Without
+    """Empty the in-process memo caches (MiniLM embeddings, offline-judge vectors and verdicts, the answer
+    judge's margins, parsed premises, lexical features) so every program starts cold; the models themselves stay loaded. Without
     this, a program evaluated later would reuse embeddings computed for an earlier one (and for its scoring)."""
     from groundqa.judges import clear_caches
     from groundqa.store import embeddings

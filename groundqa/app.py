@@ -8,6 +8,7 @@ from typing import Any
 import dspy
 
 from groundqa.config import Settings
+from groundqa.judges.answer_judge import set_disk_cache as set_judgment_cache
 from groundqa.lm.factory import EMBEDDED_BASE, build_lm, configure_dspy_cache
 from groundqa.runtime.guarded_lm import GuardedLM
 from groundqa.runtime.retrieval_cache import RetrievalCache
@@ -17,9 +18,12 @@ from groundqa.store.embeddings import set_disk_cache
 
 
 def configure_caches(settings: Settings) -> None:
-    """DSPy's LM cache and the embedding cache under the project home; both off with ``cache=false``."""
+    """DSPy's LM cache, the embedding cache and the answer judge's cache under the project home; all off with
+    ``cache=false``."""
     configure_dspy_cache(settings)
-    set_disk_cache(Path(settings.cache_dir) / "embeddings.sqlite" if settings.cache else None)
+    cache = Path(settings.cache_dir) if settings.cache else None
+    set_disk_cache(cache / "embeddings.sqlite" if cache else None)
+    set_judgment_cache(cache / "answer-judge.sqlite" if cache else None)
 
 
 def open_store(settings: Settings) -> CorpusStore:

@@ -213,6 +213,8 @@ def test_cache_core_serves_the_warm_run_from_the_caches(store: CorpusStore, home
     assert outcome["identical_warm"] == outcome["identical_disk"] == 2
     result = cache_result(outcome, {})
     assert len(result["tables"][0]["rows"]) == 3 and any("50×" in n for n in result["notes"])
+    assert all(len(row) == len(result["tables"][0]["columns"]) for row in result["tables"][0]["rows"])
+    assert "Judge readings" in result["tables"][0]["columns"]
     assert result["headline"][0].startswith("warm re-run") and "2/2" in result["headline"][0]
 
 

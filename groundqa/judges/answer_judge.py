@@ -12,20 +12,42 @@ trained by ``scripts/judge_adapter.py`` on the program's own candidates on devel
 the workbench corpora except nine kept for validation, and SQuAD 2.0's training articles (docs/BENCHMARKS.md,
 session 20). It runs in llama.cpp on the embedded model's own GGUF: one judgment of ~100 tokens costs about
 0.2 s on 2 cores, and the last ``CACHE_SIZE`` judgments are cached for the process (a server runs for weeks).
+
+A judgment is a pure function of the prompt, the adapter, the base model and llama.cpp, so it is also kept on disk
+once :func:`set_disk_cache` names a file (``<home>/cache/answer-judge.sqlite``; the app turns it on with the other
+caches, ``cache = false`` turns it off): a new process (an evaluation run again, a calibration, a restarted server)
+reads what an earlier one judged instead of judging it again (``python -m benchmarks run --suite cache``). The key
+holds the adapter's and the base model's sha256 and llama.cpp's version, so another adapter never reads a margin
+it did not give. Benchmarks that time the judge run with the cache off.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import os
+import sqlite3
+import struct
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
+from groundqa.store.disk_kv import DiskKV
+
 PROMPT = "{title}. {context}\nQuestion: {question}\nDoes the text answer the question? Answer:"
 SHIPPED = Path(__file__).parents[1] / "data" / "answer-judge.gguf"
 CACHE_SIZE = 65_536  # judgments kept per process, least recently used dropped first (some 30 MB of prompts)
 SHIPPED_SHA256 = "47600771d01d0bd46c08a29f827495e3b2a1ccda5fa35e20b6237105acd066ab"
+_log = logging.getLogger(__name__)
+_disk_path: Path | None = None
+
+
+def set_disk_cache(path: str | Path | None) -> None:
+    """Keep judgments in the SQLite file ``path`` too (None: memory only). Loads nothing."""
+    global _disk_path
+    with _lock:
+        _disk_path = Path(path) if path is not None else None
 
 
 def judge_prompt(title: str, before: str, sentence: str, question: str) -> str:
@@ -37,7 +59,10 @@ class AnswerJudge:
     """A LoRA adapter on the embedded model in llama.cpp: :meth:`margin` = logit(" yes") - logit(" no")."""
 
     def __init__(self, adapter: Path | None, base_gguf: Path, threads: int | None = None,
-                 cache_size: int = CACHE_SIZE) -> None:
+                 cache_size: int = CACHE_SIZE, identity: str | None = None) -> None:
+        """``identity``: what the margins depend on besides the prompt, the disk cache's key prefix (by default
+        the adapter's sha256, the base model's name and size, and llama.cpp's version)."""
+        import llama_cpp
         from llama_cpp import Llama
 
         from groundqa.lm.embedded import _quiet_lora_buffer_warnings
@@ -50,6 +75,10 @@ class AnswerJudge:
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, float] = OrderedDict()
         self.cache_size = cache_size
+        self.identity = identity or _identity(adapter, base_gguf, llama_cpp.__version__)
+        self._disk: DiskKV | None = None
+        self.stats = {"judged": 0, "from_disk": 0}
+        """Judgments the model made, and those read from the disk cache, since the judge was loaded."""
 
     def margin(self, title: str, before: str, sentence: str, question: str) -> float:
         import llama_cpp
@@ -60,14 +89,69 @@ class AnswerJudge:
             if prompt in self._cache:
                 self._cache.move_to_end(prompt)
                 return self._cache[prompt]
+            disk = self._disk_cache()
+            key = hashlib.sha256(f"{self.identity}\0{prompt}".encode("utf-8", "surrogatepass")).hexdigest()[:40]
+            stored = self._disk_read(disk, key)
+            if stored is not None:
+                self.stats["from_disk"] += 1
+                return self._remember(prompt, stored)
             ids = self.llm.tokenize(prompt.encode(), add_bos=True, special=False)[-(self.llm.n_ctx() - 1):]
             self.llm.reset()
             self.llm.eval(ids)
             logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.llm.ctx, -1), shape=(self.llm.n_vocab(),))
-            value = self._cache[prompt] = round(float(logits[self.yes] - logits[self.no]), 4)
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
+            self.stats["judged"] += 1
+            value = self._remember(prompt, round(float(logits[self.yes] - logits[self.no]), 4))
+            if disk is not None:
+                try:
+                    disk.put_many({key: struct.pack("<d", value)})
+                except sqlite3.Error as exc:
+                    self._disk_failed(exc)
             return value
+
+    def clear_memory(self) -> None:
+        """Empty the process cache (the disk cache, if any, keeps its judgments)."""
+        with self._lock:
+            self._cache.clear()
+
+    def _remember(self, prompt: str, value: float) -> float:
+        self._cache[prompt] = value
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return value
+
+    def _disk_cache(self) -> DiskKV | None:
+        """The disk cache :func:`set_disk_cache` names, opened on first use; under ``self._lock``."""
+        path = _disk_path
+        if path is None:
+            return None
+        if self._disk is None or self._disk.path != path:
+            try:
+                self._disk = DiskKV(path, "margins", "margin")
+            except sqlite3.Error as exc:
+                self._disk_failed(exc)
+        return self._disk
+
+    def _disk_read(self, disk: DiskKV | None, key: str) -> float | None:
+        if disk is None:
+            return None
+        try:
+            blob = disk.get_many([key]).get(key)
+        except sqlite3.Error as exc:
+            self._disk_failed(exc)
+            return None
+        return None if blob is None else struct.unpack("<d", blob)[0]
+
+    def _disk_failed(self, exc: Exception) -> None:
+        global _disk_path
+        _log.warning("answer-judge disk cache at %s switched off: %s", _disk_path, exc)
+        _disk_path, self._disk = None, None
+
+
+def _identity(adapter: Path | None, base_gguf: Path, engine: str) -> str:
+    from groundqa.lm.finetune.adapter import adapter_sha256
+
+    tuned = adapter_sha256(adapter) if adapter is not None else "base"
+    return f"{tuned}:{Path(base_gguf).name}:{Path(base_gguf).stat().st_size}:llama.cpp {engine}"
 
 
 @dataclass(frozen=True)
@@ -115,3 +199,13 @@ def shared_answer_judge(adapter: Path | None = None) -> AnswerJudge:
             verify_adapter(path, SHIPPED_SHA256 if adapter is None else None, base)
             _shared[path] = AnswerJudge(path, base, setup.threads)
         return _shared[path]
+
+
+def clear_memory_caches() -> None:
+    """Empty the process cache of every loaded judge (their disk cache keeps its judgments), so that a benchmark
+    can start a program cold."""
+    with _lock:
+        judges = list(_shared.values())
+    for judge in judges:
+        judge.clear_memory()
+

@@ -6,7 +6,7 @@ import threading
 
 import dspy
 
-from groundqa.judges import lexical
+from groundqa.judges import answer_judge, lexical
 from groundqa.judges.base import EntailmentJudge
 from groundqa.judges.lm import LMJudge
 from groundqa.judges.offline import OfflineJudge
@@ -44,11 +44,12 @@ def get_judge(name: str | EntailmentJudge = "offline") -> EntailmentJudge:
 
 
 def clear_caches() -> None:
-    """Empty the judges' in-process memo caches (the shared offline judge's vectors and verdicts, parsed
-    premises, lexical features) so that a benchmark can start every program cold."""
+    """Empty the judges' in-process memo caches (the shared offline judge's vectors and verdicts, the answer
+    judges' margins, parsed premises, lexical features) so that a benchmark can start every program cold."""
     with _offline_lock:
         judge = _offline
     if judge is not None:
         judge.clear_memory()
     for cached in (lexical.features, lexical.token_features, parse_premise):
         cached.cache_clear()
+    answer_judge.clear_memory_caches()

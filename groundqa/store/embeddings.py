@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from .disk_kv import DiskKV
+
 EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 _lock = threading.Lock()
 _log = logging.getLogger(__name__)
@@ -44,19 +46,16 @@ def set_disk_cache(path: str | Path | None) -> None:
 
 
 class DiskVectorCache:
-    """Vectors keyed by (model, text) in one SQLite file (WAL mode: several processes may share it).
+    """Vectors keyed by (model, text) in one SQLite file (:class:`~groundqa.store.disk_kv.DiskKV`, table
+    ``vectors``; several processes may share it).
 
     Any SQLite error switches the cache off with one warning: a cache never fails a question.
     """
 
     def __init__(self, path: Path, model: str) -> None:
-        self.path = Path(path)
         self.model = model
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)")
-        self._db.commit()
+        self._kv = DiskKV(path, "vectors", "vector")
+        self.path = self._kv.path
 
     def _key(self, text: str) -> str:
         return hashlib.sha256(f"{self.model}\0{text}".encode()).hexdigest()[:40]
@@ -64,25 +63,15 @@ class DiskVectorCache:
     def get_many(self, texts: Sequence[str]) -> dict[str, list[float]]:
         """The cached vectors among ``texts``."""
         keys = {self._key(t): t for t in texts}
-        found: dict[str, list[float]] = {}
-        ordered = list(keys)
-        for start in range(0, len(ordered), 500):
-            batch = ordered[start:start + 500]
-            rows = self._db.execute(
-                f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(batch))})", batch)
-            for key, blob in rows:
-                found[keys[key]] = np.frombuffer(blob, dtype=np.float32).tolist()
-        return found
+        return {keys[key]: np.frombuffer(blob, dtype=np.float32).tolist()
+                for key, blob in self._kv.get_many(keys).items()}
 
     def put_many(self, vectors: dict[str, list[float]]) -> None:
         """Store ``vectors`` (text -> vector)."""
-        self._db.executemany(
-            "INSERT OR REPLACE INTO vectors (key, vector) VALUES (?, ?)",
-            [(self._key(t), np.asarray(v, dtype=np.float32).tobytes()) for t, v in vectors.items()])
-        self._db.commit()
+        self._kv.put_many({self._key(t): np.asarray(v, dtype=np.float32).tobytes() for t, v in vectors.items()})
 
     def close(self) -> None:
-        self._db.close()
+        self._kv.close()
 
 
 @lru_cache(maxsize=1)
