@@ -12,7 +12,7 @@ import pytest
 
 from groundqa.judges import get_judge
 from groundqa.judges.lexical import features, stem
-from groundqa.programs.answerability import asked, check, plain_words, substitution
+from groundqa.programs.answerability import asked, check, name_words, plain_words, substitution
 from groundqa.programs.bridging import _kinds, describes_entity, find_bridge, find_bridges, second_hop_target
 from groundqa.programs.context import NumberedContext
 from groundqa.programs.contradiction import asks_doer, conflict, find_contradiction, prefixed_opposites
@@ -133,6 +133,18 @@ def test_compare_diff_shows_changed_gates():
 def test_answer_type_is_read_off_the_question(question: str, kind: str | None):
     assert asked(question).kind == kind
 
+
+
+def test_a_word_written_only_inside_a_name_does_not_say_the_asked_event() -> None:
+    # "opened" says "founded"; the "Open" of a tournament's name does not
+    assert name_words("He won the Meirholt Open in 2004. Opened in 1957, it stands.") == {"meirholt", "open"}
+    assert name_words("The Open opened in 1957.") == frozenset()  # written in lower case too: a word, not a name
+    founded = asked("When was the club Matthias Brel plays top board for founded?")
+    context = "Matthias Brel. Brel has played top board for the Draskov Chess Circle since 1996."
+    assert check(founded, "He won the Meirholt Open in 2004 and again in 2009.", context).score == 0.0
+    pavilion = asked("When was the Orsmund Pavilion founded?")
+    assert check(pavilion, "Designed by Clara Vennick, it opened on 21 June 1957.", "Orsmund Pavilion").score == 1.0
+    assert check(pavilion, "Opened on 21 June 1957, it was designed by Clara Vennick.", "Orsmund Pavilion").score == 1.0
 
 def test_answerability_separates_the_answering_sentence_from_topical_ones():
     budget = asked("What is the annual budget of the Brannock Garden?")
