@@ -142,16 +142,16 @@ class QAConfig(BaseModel):
             # half the judgments, no development answer changed). Development 2,383 -> 2,426 of 2,719 correct
             # (23 answers made right and none wrong; 21 more should-refuse questions refused for 1 right answer
             # lost), chosen from the judge's logged margins (docs/BENCHMARKS.md session 28).
-            # The judge reads at most 10 distinct sentences for one question (Budgets.max_judgments, about 0.15 s
-            # each): the slowest questions were bridge and rescue readings of many sentences (up to 57). On the 268
-            # development questions that read more than 7 (of 2,719), 10 lost 2 right answers and refused 1 that
-            # should be refused (8: 3 lost); bundled train p95 1.51 s either way, its slowest 1.87 -> 1.60 s
-            # (docs/BENCHMARKS.md session 29).
+            # The judge reads at most 14 distinct sentences for one question (Budgets.max_judgments, about 0.15 s
+            # each): the slowest questions were bridge and rescue readings of many sentences (up to 57). Over the 44
+            # development sets (2,719 questions) 10 cost 9 right answers against no budget, 14 costs 5 and 18 costs 1;
+            # bundled train p95 1.55 s at 10, 14 and 18, the bundled bridges' p95 2.0 s at 10 and 3.3 s at 18
+            # (docs/BENCHMARKS.md sessions 29 and 30).
             base: dict[str, Any] = {"premise_extractor": "heuristic", "premise_judge": "offline", "max_passages": 3,
                                     "extractive_first": 0.0, "max_attempts": 1, "generate_unanswered": False,
                                     "answer_rescue": 3.0, "typed_rescue": 1.5, "bridge_rescue": 3.0,
                                     "answer_preference": 2.0, "preference_trust": 1.0, "preference_floor": -4.0,
-                                    "budgets": Budgets(max_context_chars=2400, max_answer_tokens=48, max_judgments=10)}
+                                    "budgets": Budgets(max_context_chars=2400, max_answer_tokens=48, max_judgments=14)}
         else:
             base = {"premise_extractor": "lm", "premise_judge": "lm", "reasoning": False}
         return cls(**{**base, **overrides})

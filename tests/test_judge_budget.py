@@ -45,7 +45,7 @@ def test_the_run_counts_distinct_sentences_against_the_budget() -> None:
 
 
 def test_the_embedded_default_has_a_budget_and_it_round_trips() -> None:
-    assert QAConfig.for_lm("embedded").budgets.max_judgments == 10
+    assert QAConfig.for_lm("embedded").budgets.max_judgments == 14
     assert QAConfig.for_lm("openai/gpt-4o-mini").budgets.max_judgments is None
     assert Budgets(**Budgets(max_judgments=7).model_dump()).max_judgments == 7
 
