@@ -60,7 +60,7 @@ def test_an_unusable_cache_file_is_switched_off_with_a_warning(tmp_path: Path, c
     with caplog.at_level("WARNING"):
         vectors = embedder.embed(TEXTS[:1])
     assert len(vectors) == 1 and len(vectors[0]) == embedder.dimension
-    assert "switched off" in caplog.text and embeddings._disk_path is None
+    assert "switched off" in caplog.text and embeddings.CACHE_FILE.path is None
 
 
 def test_the_app_puts_the_cache_under_the_home_unless_caching_is_off(tmp_path: Path) -> None:
@@ -69,9 +69,9 @@ def test_the_app_puts_the_cache_under_the_home_unless_caching_is_off(tmp_path: P
 
     settings = load_settings(home=tmp_path / "home")
     open_store(settings)
-    assert embeddings._disk_path == Path(settings.cache_dir) / "embeddings.sqlite"
+    assert embeddings.CACHE_FILE.path == Path(settings.cache_dir) / "embeddings.sqlite"
     open_store(load_settings(home=tmp_path / "home", cache=False))
-    assert embeddings._disk_path is None
+    assert embeddings.CACHE_FILE.path is None
 
 
 def test_forget_sends_the_text_back_to_the_model(counted) -> None:

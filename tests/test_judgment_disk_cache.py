@@ -20,7 +20,7 @@ SENTENCE = "In 1909 the rescue brigade brought out forty-one survivors."
 @pytest.fixture
 def judge(monkeypatch: pytest.MonkeyPatch):
     """The shipped judge with an empty process cache; whatever disk cache a test names is dropped afterwards."""
-    monkeypatch.setattr(answer_judge, "_disk_path", None)
+    monkeypatch.setattr(answer_judge.CACHE_FILE, "path", None)
     shipped = shared_answer_judge()
     shipped.clear_memory()
     yield shipped
@@ -86,7 +86,7 @@ def test_an_unusable_file_is_switched_off_with_one_warning(judge, tmp_path: Path
         margin = judge.margin(TITLE, BEFORE, SENTENCE, fresh_question())
     assert isinstance(margin, float)
     assert "answer-judge disk cache" in caplog.text and "switched off" in caplog.text
-    assert answer_judge._disk_path is None
+    assert answer_judge.CACHE_FILE.path is None
     with pytest.raises(sqlite3.DatabaseError):
         DiskKV(broken, "margins", "margin")
 
@@ -97,10 +97,10 @@ def test_the_app_puts_the_cache_under_the_home_unless_caching_is_off(tmp_path: P
     from groundqa.config import load_settings
     from groundqa.store import embeddings
 
-    monkeypatch.setattr(answer_judge, "_disk_path", None)
-    monkeypatch.setattr(embeddings, "_disk_path", None)
+    monkeypatch.setattr(answer_judge.CACHE_FILE, "path", None)
+    monkeypatch.setattr(embeddings.CACHE_FILE, "path", None)
     settings = load_settings(home=tmp_path / "home")
     configure_caches(settings)
-    assert answer_judge._disk_path == Path(settings.cache_dir) / "answer-judge.sqlite"
+    assert answer_judge.CACHE_FILE.path == Path(settings.cache_dir) / "answer-judge.sqlite"
     configure_caches(load_settings(home=tmp_path / "home", cache=False))
-    assert answer_judge._disk_path is None
+    assert answer_judge.CACHE_FILE.path is None

@@ -24,7 +24,6 @@ reads a margin it did not give. Benchmarks that time the judge run with the cach
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import sqlite3
 import struct
@@ -33,21 +32,14 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from groundqa.store.disk_kv import DiskKV
+from groundqa.store.disk_kv import CacheFile, DiskKV
 
 PROMPT = "{title}. {context}\nQuestion: {question}\nDoes the text answer the question? Answer:"
 SHIPPED = Path(__file__).parents[1] / "data" / "answer-judge.gguf"
 CACHE_SIZE = 65_536  # judgments kept per process, least recently used dropped first (some 30 MB of prompts)
 SHIPPED_SHA256 = "47600771d01d0bd46c08a29f827495e3b2a1ccda5fa35e20b6237105acd066ab"
-_log = logging.getLogger(__name__)
-_disk_path: Path | None = None
-
-
-def set_disk_cache(path: str | Path | None) -> None:
-    """Keep judgments in the SQLite file ``path`` too (None: memory only). Loads nothing."""
-    global _disk_path
-    with _lock:
-        _disk_path = Path(path) if path is not None else None
+CACHE_FILE = CacheFile("answer-judge")
+set_disk_cache = CACHE_FILE.set  # keep judgments in this SQLite file too (None: memory only); loads nothing
 
 
 def judge_prompt(title: str, before: str, sentence: str, question: str) -> str:
@@ -121,7 +113,7 @@ class AnswerJudge:
 
     def _disk_cache(self) -> DiskKV | None:
         """The disk cache :func:`set_disk_cache` names, opened on first use; under ``self._lock``."""
-        path = _disk_path
+        path = CACHE_FILE.path
         if path is None:
             return None
         if self._disk is None or self._disk.path != path:
@@ -142,9 +134,8 @@ class AnswerJudge:
         return None if blob is None else struct.unpack("<d", blob)[0]
 
     def _disk_failed(self, exc: Exception) -> None:
-        global _disk_path
-        _log.warning("answer-judge disk cache at %s switched off: %s", _disk_path, exc)
-        _disk_path, self._disk = None, None
+        CACHE_FILE.switch_off(exc)
+        self._disk = None
 
 
 def _identity(adapter: Path | None, base_gguf: Path, engine: str) -> str:

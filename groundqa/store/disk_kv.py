@@ -10,8 +10,10 @@ cache never fails a question.
 
 from __future__ import annotations
 
+import logging
 import re
 import sqlite3
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -58,4 +60,23 @@ class DiskKV:
         self._db.close()
 
 
-__all__ = ["DiskKV"]
+class CacheFile:
+    """Where one process-wide disk cache lives, or None (off): the app names it (:meth:`set`), its user opens it
+    lazily and, on any SQLite error, :meth:`switch_off` turns it off with one warning."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.path: Path | None = None
+        self._lock = threading.Lock()
+
+    def set(self, path: str | Path | None) -> None:
+        """Keep results in the SQLite file ``path`` too (None: memory only). Opens nothing."""
+        with self._lock:
+            self.path = Path(path) if path is not None else None
+
+    def switch_off(self, exc: Exception) -> None:
+        logging.getLogger(__name__).warning("%s disk cache at %s switched off: %s", self.what, self.path, exc)
+        self.set(None)
+
+
+__all__ = ["CacheFile", "DiskKV"]

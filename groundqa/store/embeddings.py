@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import logging
 import os
 import sqlite3
 import threading
@@ -30,19 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from .disk_kv import DiskKV
+from .disk_kv import CacheFile, DiskKV
 
 EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 _lock = threading.Lock()
-_log = logging.getLogger(__name__)
-_disk_path: Path | None = None
-
-
-def set_disk_cache(path: str | Path | None) -> None:
-    """Keep embeddings in the SQLite file ``path`` too (None: memory only). Does not load the model."""
-    global _disk_path
-    with _lock:
-        _disk_path = Path(path) if path is not None else None
+CACHE_FILE = CacheFile("embedding")
+set_disk_cache = CACHE_FILE.set  # keep embeddings in this SQLite file too (None: memory only); loads no model
 
 
 class DiskVectorCache:
@@ -115,20 +107,20 @@ class Embedder:
 
     def _disk(self) -> DiskVectorCache | None:
         """The disk cache named by :func:`set_disk_cache` (opened on first use); call under ``_lock``."""
-        if _disk_path is None:
+        path = CACHE_FILE.path
+        if path is None:
             return None
-        if self._disk_cache is not None and self._disk_cache.path == _disk_path:
+        if self._disk_cache is not None and self._disk_cache.path == path:
             return self._disk_cache
         try:
-            self._disk_cache = DiskVectorCache(_disk_path, self.name)
+            self._disk_cache = DiskVectorCache(path, self.name)
         except sqlite3.Error as exc:
             self._disk_failed(exc)
         return self._disk_cache
 
     def _disk_failed(self, exc: Exception) -> None:
-        global _disk_path
-        _log.warning("embedding disk cache at %s switched off: %s", _disk_path, exc)
-        _disk_path, self._disk_cache = None, None
+        CACHE_FILE.switch_off(exc)
+        self._disk_cache = None
 
     def embed(self, texts: Sequence[str], batch_size: int = 64, bulk: bool = False) -> list[list[float]]:
         """Normalised vectors of ``texts``; known texts come from the memory LRU, then the disk cache.
