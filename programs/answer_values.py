@@ -93,6 +93,13 @@ _MONEY_NOUN_Q = re.compile(r"^(?:\w+ )?what(?:'s| is| was| are| were) (?:the )?(
 _DURATION = re.compile(rf"\b(?:{_NUMBER}|several|many|a few)\s+(centur(?:y|ies)|decades?|years?|months?|weeks?|"
                        r"days?|nights?|hours?|minutes?|seasons?)\b", re.I)
 _DIMENSION_Q = re.compile(r"\bhow (?:long|tall|high|deep|wide|big|large|far|heavy|fast)\b", re.I)
+# A measure in its unit is no count ("How many turbines …?" is not answered by "gusts of *64 metres* per second"),
+# unless the unit is what is counted ("How many kilometres …?")
+_HOW_MANY = re.compile(r"^(?:\w+ )?how many\b", re.I)
+_MEASURE_AMOUNT = re.compile(
+    rf"\b(?:{_NUMBER})\s*(?:-\s*)?((?:kilo|centi|milli)?met(?:re|er)s?|km|cm|mm|m|feet|foot|ft|inch(?:es)?|miles?|yards?|"
+    r"knots?|(?:kilo|mega|giga)?watts?|kw|mw|(?:kilo|mega|giga)watt-hours?|tonnes?|tons?|kilo(?:gram)?s?|kg|grams?|"
+    r"pounds?|litres?|liters?|gallons?|hectares?|acres?|degrees?|°[cf]?)\b", re.I)
 _TIME_Q = re.compile(r"\bhow (?:long|old|often)\b|\b(?:age|time|duration|period|term|tenure|spell)\b", re.I)
 
 _QUOTED = re.compile(r"[\"“‘]\w[^\"“”‘’]{0,60}[\"”’]|(?<!\w)'\w[^'“”‘’]{0,60}'(?!\w)")
@@ -134,6 +141,9 @@ def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str],
             return bool(_MONEY_VALUE.search(text))
         if _COUNT_Q.search(question):
             text = _MONEY_AMOUNT.sub(" ", text)
+        if _HOW_MANY.search(question):
+            asked_units = features(question).content
+            text = _MEASURE_AMOUNT.sub(lambda m: m.group(0) if stem(m.group(1)) in asked_units else " ", text)
         for given in set(re.findall(r"\d[\d,.]*\d|\d", question)):  # the question's own numbers are no answer
             # ("the asteroid *4127* Velmarre")
             text = re.sub(rf"(?<![\d,.]){re.escape(given)}(?![\d,]|\.\d)", " ", text)

@@ -148,6 +148,9 @@ _PHRASE = re.compile(r"\s+(?:the|a|an)\b", re.I)
 # A relative clause sits inside the main one ("the engineer *who built the railway* born"): its terms
 # weigh half too, except the question's last word, which is where the main clause resumes.
 _RELATIVE = re.compile(r"\b(?:who|whom|whose|which|that|where)\b", re.I)
+_WH_OPENING = re.compile(r"^(?:in|on|at|to|for|from|by|with|under|during|into|after|before|since|until|of)\s+"
+                         r"(?:which|whom|whose)\b", re.I)
+"""A question word after a preposition ("*In which* year …", "*To whom* …"): it asks, it does not relate."""
 
 # A dimension attribute is present when the answer gives one of its units or words.
 _DIMENSIONS: dict[str, frozenset[str]] = stemmed_groups({
@@ -262,15 +265,22 @@ _DESCRIPTION = re.compile(
     rf"sold|bought|began|chose|took)\b"
     # a person described by what was done to or for them ("the man *honoured in* the name of …", "the woman
     # buried at …"): a reduced relative clause
-    rf"|\bthe (?:[a-z]+ )?(?:man|woman|person|men|women|people|boy|girl) [a-z]+(?:ed|en|wn) (?:in|at|on|by|for|after|from|to|as)\b"
+    # ("the *defendant acquitted in* the 1952 case")
+    rf"|\bthe (?:[a-z]+ )?(?:man|woman|person|men|women|people|boy|girl|{_NOT_ROLE}(?:{_ROLE})) [a-z]+(?:ed|en|wn) "
+    rf"(?:in|at|on|by|for|after|from|to|as)\b"
+    # a contact clause naming after someone ("the woman *the Orsmund Pavilion is named after*")
+    rf"|\bthe (?:[a-z]+ )?(?:man|woman|person|{_NOT_ROLE}(?:{_ROLE})) (?:the )?[A-Z][a-z]+(?: [A-Z][a-z]+)* "
+    rf"(?:is|was|are|were) named (?:after|for)\b"
     # the first, last or only one to do something ("the *first woman to serve* as Collector of Customs"): an
     # infinitive relative clause
     rf"|\bthe (?:first|last|only|second|third|[a-z]+est) (?:[a-z]+ )?[a-z]+ to (?!be\b)[a-z]+\b")
 
 
-RELATIVE_HEAD = re.compile(r"\b([a-z]{3,}) (?:who|whom|whose|which|that|where)\b")
+RELATIVE_HEAD = re.compile(r"\b([a-z]{3,}) (?:who|whom|whose|which|that|where|"
+                           r"(?:on|in|at|from|to|by|for|with|under|near) (?:which|whom|whose))\b")
 """A noun and the relative clause that describes it ("the *inn* where Ida Tavener grew up", "the body *that* bought
-the Sentinel"): what a bridge is called by, and a question whose relation spans two hops."""
+the Sentinel", "the *river* on which Varnholt's twin town stands"): what a bridge is called by, and a question whose
+relation spans two hops."""
 
 _CONTRACTION = re.compile(r"\b(What|Who|Where|When|Why|How|Which|That|There|Here|It)'s\b", re.I)
 
@@ -451,6 +461,9 @@ class Asked:
 # passive, after "was" ("In what year *was the engineer* who designed the dock elected president …?")
 _DESCRIBED_SUBJECT = re.compile(r"^(?:\w+ ){0,4}?(?i:when|where|why|how|what|which|who|whom)\b(?: \w+){0,3}? "
                                 r"(?i:(did|does|do)|was|were|is|are) (?:the|a|an) ((?:[a-z][a-z'-]* )?[a-z][a-z-]*) ?$")
+# a passive main clause said whole before its described object ("What medal *was awarded to the captain* who …")
+_DONE_TO = re.compile(r"\b(?:was|were|is|are)\s+[a-z]+(?:ed|en|wn)\s+(?:to|by|for|from|at|in|on|with)\s+(?:the|a|an)\s+"
+                      r"(?:[a-z]+\s+)?[a-z]+\s*$")
 _NOT_A_VERB_AFTER = frozenset(_words("first second third last new old original former main only early late"))
 
 
@@ -575,7 +588,10 @@ def asked(question: str) -> Asked:
     name_tokens = {tok for name in feats.names for tok in name}
     kind = _type_of(question)
     body = read.strip().rstrip("?")
-    start = len(body.split(maxsplit=1)[0]) if body else 0
+    # the question word is no relative ("*In which* year did the breeder … graduate …?", "*On which* island was the
+    # chief pilot *who* testified … born?"): clauses are looked for after it
+    opening = _WH_OPENING.match(body)
+    start = opening.end() if opening else len(body.split(maxsplit=1)[0]) if body else 0
     trailing = _SUBORDINATE.search(body, pos=start)
     first_relative = _RELATIVE.search(body, pos=start)
     if trailing and first_relative and first_relative.start() < trailing.start() and _PHRASE.match(body, trailing.end()):
@@ -589,6 +605,8 @@ def asked(question: str) -> Asked:
         # the main clause resumes at the clause's last content word ("… Calder bridge *belong* to"), unless it
         # ends in a verb that only carries the slot ("… is located *have*"): then nothing resumes
         last = said[-1] if said and not (words and words[-1].lower() in _CARRIER) else ""
+        if _DONE_TO.search(main_text[: relative.start()]):
+            last = ""  # "What medal *was awarded to* the captain who commanded …?": the main clause is whole before it
         subject = _DESCRIBED_SUBJECT.search(main_text[: relative.start()])
         head = subject if subject and subject.group(1) else None  # a do-question's
         if head and " " in head.group(2) and relative.group(0).lower() == "that":
@@ -596,7 +614,11 @@ def asked(question: str) -> Asked:
         verb_phrase = _resumed_verb_phrase(words) if head else ""
         passive = _resumed_participle(words) if subject and not subject.group(1) else ""
         resumed = verb_phrase or passive or last
-        if head and features(verb_phrase).content - _LIGHT - _EVENT_LIGHT:  # "… *happen*?" asks nothing of it
+        if not head and subject and (passive or _FINAL_PARTICIPLE.fullmatch(last)):
+            head = subject  # a passive main clause of its own ("In which village was the *guide* who led … *born*?")
+        elif head and not features(verb_phrase).content - _LIGHT - _EVENT_LIGHT:  # "… *happen*?" asks nothing of it
+            head = None
+        if head:
             # "In what year did the *scientist* whose team discovered Cardavin retire?": the noun the clause describes
             # is what the bridge's page says; the clause that resumes after it is what was asked of it
             embedded = embedded | features(head.group(2)).content
@@ -1056,6 +1078,41 @@ _FORMER = re.compile(r"\bfrom (?:1\d{3}|20\d{2}) (?:to|until|till) (?:1\d{3}|20\
 # sentence's date is of its main verb, not of the event in the clause
 _WHERE_IT_HAPPENED = re.compile(r"\bwhere (?:he|she|they|it|[A-Z][\w'-]+) (?:was|were|had been|is|are) [a-z]+\b")
 _BORN_WHEN = re.compile(r"\(born (?:on )?(?:\d{1,2} [A-Z][a-z]+ )?\d{4}\)|" + LIFESPAN.pattern)
+# a time given only from another event ("where he died *four years later*", "reopened *the following year*"): the
+# sentence's year is the other event's, and the asked one's is not written
+_RELATIVE_TIME = re.compile(r"\b(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+|a few|"
+                            r"several) (?:years?|months?|weeks?|days?|decades?) (?:later|after(?:wards)?|earlier|before)|"
+                            r"the (?:following|next|previous|same) (?:year|month|spring|summer|autumn|winter)|"
+                            r"(?:later|earlier) that year)\b", re.I)
+_OWN_SUBJECT = re.compile(r"\b(?:he|she|they|it|who|which)\s+(?:[a-z]+\s+)?[a-z]+(?:ed|en|wn|ew|ok|ld|ve|de)\b", re.I)
+_CLAUSE = re.compile(r"[;,:()]|\s(?:and|but|where|when|after|before)\s")
+_DATED = re.compile(r"\b(?:1\d{3}|20\d{2})\b|\b\d{1,2}(?:st|nd|rd|th)?\b")
+
+
+def dated_relatively(what: Asked, text: str) -> bool:
+    """Whether ``text`` says part of what a date question asks ("When did Dorran Pickwell *die*?") only in a clause
+    that dates it from another event and writes no date of its own ("He left Veldmoor in 1920 …, where he *died four years
+    later*"): its year is the leaving's, not the death's."""
+    terms = set(what.main)  # what is asked of it, not the description a bridge's lead says
+    clauses = [(features(c).tokens & terms, c) for c in _CLAUSE.split(text)]
+    dated = set().union(*(said for said, c in clauses if _DATED.search(c)))
+    # an undated clause that says part of it ("*reopened* two years later") that no dated clause says ("The museum
+    # closed in 1950")
+    return any(said - dated and _RELATIVE_TIME.search(c) for said, c in clauses if not _DATED.search(c))
+
+
+def dated_elsewhere(what: Asked, text: str) -> bool:
+    """Whether ``text`` says what a date question asks only in undated clauses, and its dates only in clauses with a
+    subject of their own that say none of it ("*Born* in the lakeside town of Lindvik, he trained …, where in 1921 *he
+    founded* the firm": 1921 is the founding's year, not the birth's)."""
+    terms = set(what.main)  # what is asked of it, not the description a bridge's lead says
+    clauses = [(features(c).tokens & terms, c) for c in _CLAUSE.split(text)]
+    saying = [c for said, c in clauses if said]
+    dating = [(said, c) for said, c in clauses if _DATED.search(c)]
+    return bool(saying and dating) and not any(_DATED.search(c) for c in saying) and all(
+        not said and _OWN_SUBJECT.search(c) for said, c in dating)
+
+
 # The words that put something in a trailing clause's relation to what it names.
 _RELATIONS: dict[str, frozenset[str]] = {word: frozenset(stem(w) for w in _words(words)) for word, words in {
     "before": "before prior until earlier previously formerly first",
@@ -1150,6 +1207,10 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
         missing = (*missing, "the sentence itself says nothing of it")
     elif what.kind == "date" and what.attribute and not mentions(what, _WHERE_IT_HAPPENED.sub(" ", text), known=lead):
         silent, missing = True, (*missing, "the sentence says where it happened, not when")
+    elif what.kind == "date" and what.attribute and dated_relatively(what, text):
+        silent, missing = True, (*missing, "the sentence dates it only from another event")
+    elif what.kind == "date" and what.attribute and dated_elsewhere(what, text):
+        silent, missing = True, (*missing, "the sentence dates another event")
     if what.relation and not features(text).tokens & _RELATIONS[what.relation]:
         silent, missing = True, (*missing, f"the sentence does not say what came {what.relation}")
     elif what.relation and not silent:  # in that relation to what the clause names, which it may word otherwise

@@ -59,8 +59,9 @@ _HONORIFICS = frozenset(re.findall(r"[a-z]+", """matron sister nurse doctor dr s
     reverend rev father bishop abbot mayor alderman councillor judge chief"""))
 
 # a plural possessive inside a name is part of it ("the Kelbrunn Glassworkers' Union")
+# a firm's partners are one name ("Fennick *&* Sons")
 _NAME = re.compile(r"\b[A-Z][a-z\u00C0-\u024F]+(?:(?<=s)['’](?= [A-Z]))?"
-                   r"(?:[- ](?:of the |of |the |de |van )?[A-Z][a-z\u00C0-\u024F]+(?:(?<=s)['’](?= [A-Z]))?)*")
+                   r"(?:(?:[- ]| & )(?:of the |of |the |de |van )?[A-Z][a-z\u00C0-\u024F]+(?:(?<=s)['’](?= [A-Z]))?)*")
 
 
 def _names(sentence: str, capitalised: set[str]) -> list[str]:
@@ -152,13 +153,21 @@ def _called(name: str, sentence: str, nouns: Sequence[str], heads: Sequence[str]
 # Who makes a work: the name after "by" in the sentence that names the work ("a 1997 play *by* Tobias Fenwright"
 # for "the author of Winter at Greyhollow")
 _MAKERS = frozenset(re.findall(r"[a-z]+", """author writer playwright poet novelist composer painter artist architect
-    designer builder creator maker sculptor photographer"""))
+    designer builder creator maker sculptor photographer breeder"""))
 
 
 # what is made, or the act of making it, right before "by" ("a 1997 *play by*", "*painted* in 1934 *by*"); not
 # "*commissioned* by the company"
 _MADE = (r"(?:play|novel|book|poem|opera|symphony|suite|painting|picture|portrait|sculpture|photograph|building|"
-         r"written|painted|composed|designed|built|drawn|made|created|carved|sculpted|photographed)")
+         r"written|painted|composed|designed|built|drawn|made|created|carved|sculpted|photographed|bred)")
+
+
+def _done_by(name: str, sentence: str, acts: set[str]) -> bool:
+    """Whether the sentence says the name did what the description says was done, as "<done> by <name>" ("*sewn by*
+    the sailmakers Fennick & Sons" for "the firm that *sewed* the Great Canvas"); ``acts`` are the description's
+    word stems."""
+    return any(stem(m.group(1)) in acts for m in re.finditer(
+        rf"\b([a-z]+) by (?:the (?:[a-z]+ ){{0,2}})?{re.escape(name)}\b", sentence))
 
 
 def _made_by(name: str, sentence: str, nouns: Sequence[str]) -> bool:
@@ -211,6 +220,20 @@ def _page_subject(passage: Passage, sentence: str) -> list[str]:
     return [title]
 
 
+def _head_word(name: str) -> str:
+    """The word that says what a name names: its last, or the one before "of" ("the *Department* of Plant Breeding",
+    the "*University* of Marlshire")."""
+    words = name.split()
+    return words[words.index("of") - 1] if "of" in words[1:] else words[-1]
+
+
+def _ends(name: str) -> set[str]:
+    """The stems of the words that can say what a name is: its first and its head ("Nessa *Clinic*", "*Port* Vessany",
+    the "*Department* of Plant Breeding"), not a word inside it (the "Salt *Barge* Affair" is no barge)."""
+    words = name.replace("-", " ").split()
+    return {stem(words[0]), stem(_head_word(name))}
+
+
 def _wants_person(question: str) -> bool:
     """The description's head is a person ("the guide who …", "the composer of …", "the man honoured …")."""
     return bool(_PERSON_HEAD.search(question))
@@ -256,6 +279,9 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     # the description's words (its clauses' terms and the names it holds): what the naming sentence says
     weights = what.weight
     description_terms = {t for t in content if weights.get(t, 1.0) < 1.0 or t in known}
+    # a name that is what the description says (the "*Clinic*" of "the clinic founded by"), not what the main clause
+    # asks of it ("the *college*" of "… graduate from the college")
+    describing = ((description_terms - known) | {stem(h) for h in heads}) or (wanted.content - known)
     # name -> ((its naming sentence's description overlap, overall overlap), the bridge by that sentence)
     naming: dict[str, tuple[tuple[int, float], Bridge]] = {}
     for order, passage, sentence in units:
@@ -268,13 +294,14 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             tokens = {stem(w) for w in name.replace("-", " ").split()}
             if tokens <= known:
                 continue
-            said = ((tokens | _kinds(tokens, name)) & (wanted.content - known) or _head_is_a_kind(name, described)
-                    or _called(name, sentence, described, heads) or _made_by(name, sentence, described))
+            said = ((_ends(name) | _kinds(tokens, name)) & describing or _head_is_a_kind(name, described)
+                    or _called(name, sentence, described, heads) or _made_by(name, sentence, described)
+                    or _done_by(name, sentence, describing))
             kind_bonus = 0.5 if said or _succeeds(succession, name, sentence) or _dated_by(name, sentence, years) else 0.0
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):
                 kind_bonus += 0.5  # an eponym: "Ansel *Drummore*" for "the amphipod Eurythenes *drummorei*"
-            if person and stem(name.split()[-1]) in NOT_A_PERSON:
+            if person and stem(_head_word(name)) in NOT_A_PERSON:
                 kind_bonus -= 0.5  # "the person who led …" is not the Orvenau Alpine Club
             elif person and len(name.split()) == 1:
                 kind_bonus -= 0.25  # a person is introduced by full name; one word is more often a place

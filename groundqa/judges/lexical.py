@@ -57,7 +57,7 @@ _IRREGULAR = {
     "broken": "break", "chose": "choose", "chosen": "choose", "spoke": "speak", "spoken": "speak",
     "threw": "throw", "thrown": "throw", "drew": "draw", "drawn": "draw", "sent": "send", "lent": "lend",
     "felt": "feel", "dealt": "deal", "meant": "mean", "slept": "sleep", "fled": "flee", "fed": "feed",
-    "shot": "shoot", "sang": "sing", "sung": "sing", "swam": "swim", "wore": "wear", "worn": "wear",
+    "shot": "shoot", "sang": "sing", "sung": "sing", "swam": "swim", "wore": "wear", "worn": "wear", "sewn": "sew",
     "used": "use", "stole": "steal", "stolen": "steal",
     "sat": "sit", "dug": "dig", "hung": "hang", "shook": "shake", "shaken": "shake", "struck": "strike",
     "stuck": "stick", "swore": "swear", "sworn": "swear", "hid": "hide", "hidden": "hide", "rode": "ride",
