@@ -437,9 +437,11 @@ class GroundedQA(dspy.Module):
         if chosen is None:
             return passages, None, set()
         # where no candidate's second hop says all of what was asked, a candidate whose second hop the answer judge
-        # reads as answering the question asked of it by name is the bridge (unless it is the one already kept)
+        # reads as answering the question asked of it by name is the bridge, and that question is what its answer is
+        # checked against (the rules' partial reading of the same name asks the description of the second hop too:
+        # "the *architect* of the *former* Hotel Kurhaus Reindl" where its page says he built it)
         judged = self._judged_bridge(question, passages, tried, state) if best < 1.0 else None
-        if judged is not None and (best <= 0.0 or judged[0].entity != chosen[0].entity):
+        if judged is not None:
             chosen, best = judged, 1.0
         # where no second hop answers, or only the page that named the bridge does, a first hop that answers by
         # itself needs no bridge ("… races a single-handed dinghy named Marsh Hare" for "the dinghy raced by Amos

@@ -125,3 +125,25 @@ def test_without_the_bridge_gate_the_plain_rescue_reads_the_same_sentence(progra
 def test_what_the_bridge_page_does_not_say_is_still_refused(program: GroundedQA) -> None:
     result = program.run("What instrument did the abbot who signed Holmbrake's deed of surrender play?")
     assert result.abstained, result.answer
+
+
+# session 31: where the judge confirms the same name the rules had kept on a partial reading, its question is the one
+# the answer is checked against ("the *architect* of the *former* Hotel Kurhaus Reindl": his page says he built it)
+SPA = Path(__file__).parents[1] / "datasets" / "workbench" / "spa" / "corpus.jsonl"
+
+
+@pytest.fixture(scope="module")
+def spa_program(tmp_path_factory: pytest.TempPathFactory) -> GroundedQA:
+    return embedded_program(tmp_path_factory, load_corpus(SPA).items, "hop_question_spa")
+
+
+@pytest.mark.integration
+@pytest.mark.usefixtures("embedded_dspy")
+def test_the_judges_question_is_kept_for_the_name_the_rules_read_in_part(spa_program: GroundedQA) -> None:
+    question = "In which town was the architect of the former Hotel Kurhaus Reindl born?"
+    result = spa_program.run(question)
+    assert not result.abstained, result.abstain_message
+    assert "Grauhofen" in result.answer
+    assert any("'In which town was Ottmar Reindl born?' as answered" in note for note in result.notes)
+    with spa_program.gates.overridden(bridge_rescue=RESCUE_OFF):
+        assert spa_program.run(question).abstained  # the rules alone ask the second hop for an architect
