@@ -235,10 +235,14 @@ _TELEGRAPHIC_DATE = re.compile(r"^(?:[\w-]+ )?(?:year|date)\b|\b(?:year|date)(?:
 # "Port Vessany's twin town", and "the <role> of" for nouns that name someone by what they did or are to
 # another ("the composer of the Tide Suite"; not "the wreck of the Meriden", which is the Meriden itself)
 # -er/-or/-ent words that name a thing, not an agent ("the *number* of", "the *endowment* of")
-_NOT_ROLE = (r"(?!(?:number|water|winter|summer|center|centre|quarter|river|order|power|matter|letter|border|cover|"
-             r"other|paper|chapter|layer|tower|corner|weather|character|floor|door|colou?r|error|interior|exterior|"
-             r"sector|factor|mirror|harbou?r|event|content|extent|percent|continent|accident|incident|theat(?:er|re)|"
-             r"[a-z]*ment) of\b)")
+_NOT_ROLE_WORDS = (r"number|water|winter|summer|center|centre|quarter|river|order|power|matter|letter|border|cover|"
+                   r"other|paper|chapter|layer|tower|corner|weather|character|floor|door|colou?r|error|interior|exterior|"
+                   r"sector|factor|mirror|harbou?r|event|content|extent|percent|continent|accident|incident|"
+                   r"theat(?:er|re)|[a-z]*ment")
+_NOT_ROLE = rf"(?!(?:{_NOT_ROLE_WORDS}) of\b)"
+_NOT_A_ROLE_WORD = rf"(?!(?:{_NOT_ROLE_WORDS})\b)"
+"""Not one of those words at all: "the *number* reported in …" describes no person, as "the *defendant* acquitted in
+…" does."""
 _ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|architect|guide|pilot|poet|chair|chairman|chairwoman|coach|dean|"
          r"bishop|priest|judge|chef|mayor|founder|owner|king|queen|wife|husband|son|daughter|father|"
          r"mother|brother|sister|niece|nephew|cousin|aunt|uncle|grandson|granddaughter|grandfather|grandmother|"
@@ -266,10 +270,10 @@ _DESCRIPTION = re.compile(
     # a person described by what was done to or for them ("the man *honoured in* the name of …", "the woman
     # buried at …"): a reduced relative clause
     # ("the *defendant acquitted in* the 1952 case")
-    rf"|\bthe (?:[a-z]+ )?(?:man|woman|person|men|women|people|boy|girl|{_NOT_ROLE}(?:{_ROLE})) [a-z]+(?:ed|en|wn) "
+    rf"|\bthe (?:[a-z]+ )?(?:man|woman|person|men|women|people|boy|girl|{_NOT_A_ROLE_WORD}(?:{_ROLE})) [a-z]+(?:ed|en|wn) "
     rf"(?:in|at|on|by|for|after|from|to|as)\b"
     # a contact clause naming after someone ("the woman *the Orsmund Pavilion is named after*")
-    rf"|\bthe (?:[a-z]+ )?(?:man|woman|person|{_NOT_ROLE}(?:{_ROLE})) (?:the )?[A-Z][a-z]+(?: [A-Z][a-z]+)* "
+    rf"|\bthe (?:[a-z]+ )?(?:man|woman|person|{_NOT_A_ROLE_WORD}(?:{_ROLE})) (?:the )?[A-Z][a-z]+(?: [A-Z][a-z]+)* "
     rf"(?:is|was|are|were) named (?:after|for)\b"
     # the first, last or only one to do something ("the *first woman to serve* as Collector of Customs"): an
     # infinitive relative clause
@@ -1086,7 +1090,7 @@ _RELATIVE_TIME = re.compile(r"\b(?:(?:a|an|one|two|three|four|five|six|seven|eig
                             r"(?:later|earlier) that year)\b", re.I)
 _OWN_SUBJECT = re.compile(r"\b(?:he|she|they|it|who|which)\s+(?:[a-z]+\s+)?[a-z]+(?:ed|en|wn|ew|ok|ld|ve|de)\b", re.I)
 _CLAUSE = re.compile(r"[;,:()]|\s(?:and|but|where|when|after|before)\s")
-_DATED = re.compile(r"\b(?:1\d{3}|20\d{2})\b|\b\d{1,2}(?:st|nd|rd|th)?\b")
+_DATED = re.compile(r"\b(?:1\d{3}|20\d{2})\b|\b\d{1,2}(?:st|nd|rd|th)?\b")  # a year, or a day of a month
 
 
 def dated_relatively(what: Asked, text: str) -> bool:

@@ -107,3 +107,7 @@ def test_a_noun_before_a_prepositional_relative_is_what_the_description_calls():
                                      "are organised in the Guild of Tolle Merchants.")
     ranked = find_bridges("How long is the river on which Ambry's twin town stands?", [town])
     assert ranked[0].entity == "River Tolle"
+
+
+def test_a_thing_described_by_a_participle_is_no_person_described():
+    assert not describes_entity("What was the number reported in the 1931 census?")
