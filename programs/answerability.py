@@ -1093,28 +1093,28 @@ _CLAUSE = re.compile(r"[;,:()]|\s(?:and|but|where|when|after|before)\s")
 _DATED = re.compile(r"\b(?:1\d{3}|20\d{2})\b|\b\d{1,2}(?:st|nd|rd|th)?\b")  # a year, or a day of a month
 
 
-def dated_relatively(what: Asked, text: str) -> bool:
-    """Whether ``text`` says part of what a date question asks ("When did Dorran Pickwell *die*?") only in a clause
-    that dates it from another event and writes no date of its own ("He left Veldmoor in 1920 …, where he *died four years
-    later*"): its year is the leaving's, not the death's."""
-    terms = set(what.main)  # what is asked of it, not the description a bridge's lead says
-    clauses = [(features(c).tokens & terms, c) for c in _CLAUSE.split(text)]
-    dated = set().union(*(said for said, c in clauses if _DATED.search(c)))
+def dated_otherwise(what: Asked, text: str) -> str:
+    """Why ``text`` does not date what a date question asks of it ("When did Dorran Pickwell *die*?"), though it holds
+    a date; "" where it may:
+
+    - the event is said only in a clause that dates it from another and writes no date of its own ("He left Veldmoor
+      in 1920 …, where he *died four years later*": the year is the leaving's);
+    - the event is said only in undated clauses, and the dates only in clauses with a subject of their own that say
+      none of it ("*Born* in Lindvik, he trained …, where *in 1921 he founded* the firm": the founding's year).
+
+    What is asked of it is the main clause's terms, not the description a bridge's lead says."""
+    terms = set(what.main)
+    clauses = [(features(c).tokens & terms, c, bool(_DATED.search(c))) for c in _CLAUSE.split(text)]
+    dated = set().union(*(said for said, _, has_date in clauses if has_date))
     # an undated clause that says part of it ("*reopened* two years later") that no dated clause says ("The museum
     # closed in 1950")
-    return any(said - dated and _RELATIVE_TIME.search(c) for said, c in clauses if not _DATED.search(c))
-
-
-def dated_elsewhere(what: Asked, text: str) -> bool:
-    """Whether ``text`` says what a date question asks only in undated clauses, and its dates only in clauses with a
-    subject of their own that say none of it ("*Born* in the lakeside town of Lindvik, he trained …, where in 1921 *he
-    founded* the firm": 1921 is the founding's year, not the birth's)."""
-    terms = set(what.main)  # what is asked of it, not the description a bridge's lead says
-    clauses = [(features(c).tokens & terms, c) for c in _CLAUSE.split(text)]
-    saying = [c for said, c in clauses if said]
-    dating = [(said, c) for said, c in clauses if _DATED.search(c)]
-    return bool(saying and dating) and not any(_DATED.search(c) for c in saying) and all(
-        not said and _OWN_SUBJECT.search(c) for said, c in dating)
+    if any(said - dated and _RELATIVE_TIME.search(c) for said, c, has_date in clauses if not has_date):
+        return "the sentence dates it only from another event"
+    saying = [has_date for said, _, has_date in clauses if said]
+    dating = [(said, c) for said, c, has_date in clauses if has_date]
+    if saying and dating and not any(saying) and all(not said and _OWN_SUBJECT.search(c) for said, c in dating):
+        return "the sentence dates another event"
+    return ""
 
 
 # The words that put something in a trailing clause's relation to what it names.
@@ -1211,10 +1211,8 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
         missing = (*missing, "the sentence itself says nothing of it")
     elif what.kind == "date" and what.attribute and not mentions(what, _WHERE_IT_HAPPENED.sub(" ", text), known=lead):
         silent, missing = True, (*missing, "the sentence says where it happened, not when")
-    elif what.kind == "date" and what.attribute and dated_relatively(what, text):
-        silent, missing = True, (*missing, "the sentence dates it only from another event")
-    elif what.kind == "date" and what.attribute and dated_elsewhere(what, text):
-        silent, missing = True, (*missing, "the sentence dates another event")
+    elif what.kind == "date" and what.attribute and (undated := dated_otherwise(what, text)):
+        silent, missing = True, (*missing, undated)
     if what.relation and not features(text).tokens & _RELATIONS[what.relation]:
         silent, missing = True, (*missing, f"the sentence does not say what came {what.relation}")
     elif what.relation and not silent:  # in that relation to what the clause names, which it may word otherwise

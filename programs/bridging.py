@@ -230,8 +230,8 @@ def _head_word(name: str) -> str:
 def _ends(name: str) -> set[str]:
     """The stems of the words that can say what a name is: its first and its head ("Nessa *Clinic*", "*Port* Vessany",
     the "*Department* of Plant Breeding"), not a word inside it (the "Salt *Barge* Affair" is no barge)."""
-    words = name.replace("-", " ").split()
-    return {stem(words[0]), stem(_head_word(name))}
+    spaced = name.replace("-", " ")
+    return {stem(spaced.split()[0]), stem(_head_word(spaced))}
 
 
 def _wants_person(question: str) -> bool:
