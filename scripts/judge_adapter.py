@@ -22,6 +22,14 @@ with one configuration fixed beforehand, and scored it on the validation corpora
     python scripts/judge_adapter.py export --run RUN
     python scripts/judge_adapter.py validate --data DIR --run RUN   # AUC on the validation corpora
 
+Session 32 added training pairs that teach what SQuAD 2.0's unanswerable questions test: ``candidates --perturbed
+N`` writes, per answered training question, N questions its gold sentence no longer answers (a name, an opposite, a
+year or a word swapped: :func:`perturbed_questions`), each a no beside that sentence; ``--squad-val Normans`` scores
+one SQuAD training article instead of fitting it, so the judge's reading of SQuAD's own adversarial questions is
+measured on an article it never saw:
+
+    python scripts/judge_adapter.py candidates --out DIR --negatives 4 --others 3 --perturbed 2 --squad-val Normans
+
 ``train`` needs only torch, transformers, peft, gguf, numpy and safetensors, so it also runs on a bare
 GPU machine. ``pack`` writes the base model's exact weights for it: every block tensor as its raw GGUF
 quantised bytes and only the token-embedding rows the pairs use (6,800 of 262,144), each checked
@@ -35,6 +43,7 @@ import argparse
 import json
 import math
 import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -78,8 +87,12 @@ def _pair(article: str, sentences: list[str], qa: dict[str, Any], k: int, label:
             "prompt": judge_prompt(article.replace("_", " "), before, sentences[k], qa["question"])}
 
 
-def make_pairs(out: Path) -> None:
-    """``out/pairs.jsonl`` (prompt, label, kind, token ids) and ``out/labels.json`` (the two label tokens)."""
+def make_pairs(out: Path, perturbed: int = 0) -> None:
+    """``out/pairs.jsonl`` (prompt, label, kind, token ids) and ``out/labels.json`` (the two label tokens). With
+    ``perturbed``, also that many no's per answerable question: the question swapped so that its gold sentence no
+    longer answers it (:func:`perturbed_questions`, drawn from the article's own names and words)."""
+    from types import SimpleNamespace
+
     from llama_cpp import Llama
 
     from groundqa.datasets.squad import SQUAD2_TRAIN_ARTICLES, default_squad2_path
@@ -90,6 +103,7 @@ def make_pairs(out: Path) -> None:
     for article in json.loads(default_squad2_path().read_text())["data"]:
         if article["title"] not in SQUAD2_TRAIN_ARTICLES:
             continue
+        vocabulary = _corpus_vocabulary([SimpleNamespace(text=p["context"]) for p in article["paragraphs"]])
         for paragraph in article["paragraphs"]:
             sentences = split_sentences(paragraph["context"])
             for qa in paragraph["qas"]:
@@ -99,6 +113,12 @@ def make_pairs(out: Path) -> None:
                     continue
                 label, kind = (0, "plausible") if qa["is_impossible"] else (1, "gold")
                 rows.append(_pair(article["title"], sentences, qa, i, label, kind))
+                if perturbed and not qa["is_impossible"]:
+                    title, before = article["title"].replace("_", " "), sentences[i - 1] if i else ""
+                    rows += [{"article": article["title"], "id": f"{qa['id']}-{how}", "label": 0,
+                              "kind": f"perturbed-{how}", "prompt": judge_prompt(title, before, sentences[i], text)}
+                             for text, how in perturbed_questions(qa["question"], sentences[i], *vocabulary, perturbed,
+                                                                  random.Random(f"swap/{qa['id']}"))]
                 if not qa["is_impossible"] and len(sentences) > 1 and rng.random() < 0.5:
                     others = [k for k in range(len(sentences)) if k != i and spans[0]["text"] not in sentences[k]]
                     if others:
@@ -112,7 +132,7 @@ def make_pairs(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (out / "labels.json").write_text(json.dumps(labels))
-    kinds = {k: sum(r["kind"] == k for r in rows) for k in ("gold", "plausible", "other")}
+    kinds = {k: sum(r["kind"].startswith(k) for r in rows) for k in ("gold", "plausible", "other", "perturbed")}
     print(f"{len(rows)} pairs {kinds} -> {out}", file=sys.stderr)
 
 
@@ -143,14 +163,98 @@ def candidate_sources() -> list[tuple[str, Path, Path]]:
               if (folder / "corpus.jsonl").is_file() and folder.name not in KEPT_FRESH)]
 
 
+_NAME = re.compile(r"\b[A-Z][a-z][\w'-]*(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][a-z][\w'-]*)*")
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20[0-4]\d)\b")
+_WORD = re.compile(r"\b[a-z]{4,}\b")
+# the words that say what is asked, never swapped ("In which *year*"), and names that are calendar words
+_ASKED = frozenset(re.findall(r"[a-z]+", "year years date day month time kind type name many much long tall high deep wide"))
+_CALENDAR = frozenset(re.findall(r"[a-z]+", """january february march april may june july august september october
+    november december monday tuesday wednesday thursday friday saturday sunday"""))
+
+
+def _opposites() -> dict[str, list[str]]:
+    """Each word of the contradiction table's pairs and closed sets, as written, with the words it conflicts with."""
+    from groundqa.programs.contradiction import _CLOSED_SETS, _PAIRS
+
+    table: dict[str, list[str]] = {}
+    for group in [*_PAIRS.split("|"), *_CLOSED_SETS.split("|")]:
+        words = group.split()
+        for word in words:
+            table.setdefault(word, []).extend(w for w in words if w != word)
+    return table
+
+
+def _corpus_vocabulary(docs: list[Any]) -> tuple[list[str], list[str]]:
+    """The names (written with capitals, not opening a sentence) and the lower-case content words of a corpus."""
+    names: set[str] = set()
+    words: set[str] = set()
+    for doc in docs:
+        for match in _NAME.finditer(doc.text):
+            before = doc.text[: match.start()].rstrip()
+            if before and before[-1] not in ".!?\"(" and match.group(0).lower() not in _CALENDAR:
+                names.add(match.group(0))
+        words.update(_WORD.findall(doc.text))
+    return sorted(names), sorted(words)
+
+
+def perturbed_questions(question: str, sentence: str, names: list[str], words: list[str], count: int,
+                        rng: random.Random) -> list[tuple[str, str]]:
+    """Up to ``count`` (question, how) that ``sentence``, which answers ``question``, no longer answers: SQuAD 2.0's
+    way of writing unanswerable questions, applied to the program's own training questions. A name the sentence
+    says swapped for another name of the corpus ("*Newton* was instrumental in describing …" for Galileo's sentence),
+    a word for the word the contradiction table opposes to it ("*modern*" for "*medieval*"), a year for another
+    year, or a content word for another word of the corpus. Never a word the sentence also holds after the swap."""
+    from groundqa.judges.lexical import features
+
+    said = features(sentence)
+    found: list[tuple[str, str]] = []
+    opposites = _opposites()
+    body = question[1:]  # the question's first word is capitalised as any first word
+    for match in _NAME.finditer(body):
+        span = match.group(0)
+        size = len(span.split())
+        if not all(said.covers(t) for t in features(span).tokens):
+            continue
+        pool = [n for n in names if len(n.split()) == size and not (features(n).tokens & said.tokens)
+                and not (features(n).tokens & features(question).tokens)]
+        if pool:
+            found.append((question[0] + body[: match.start()] + rng.choice(pool) + body[match.end():], "name"))
+    for match in re.finditer(r"\b[a-z]+\b", question):
+        word = match.group(0)
+        if re.search(r"(?i)\bhow\s+$", question[: match.start()]):
+            continue  # "how *long*" asks a length, which "how short" asks too
+        others = [w for w in opposites.get(word, []) if not (features(w).tokens & said.tokens)]
+        if others and said.covers(next(iter(features(word).tokens), word)):
+            found.append((question[: match.start()] + rng.choice(others) + question[match.end():], "antonym"))
+    for match in _YEAR.finditer(question):
+        shifted = str(int(match.group(0)) + rng.choice([-3, -2, -1, 1, 2, 3]))
+        if shifted not in sentence:
+            found.append((question[: match.start()] + shifted + question[match.end():], "year"))
+    content = [m for m in _WORD.finditer(question) if features(m.group(0)).content and m.group(0) not in _ASKED
+               and said.covers(next(iter(features(m.group(0)).content)))]
+    if content and words:
+        match = rng.choice(content)
+        word = match.group(0)
+        # a word of the same ending reads as the same part of speech ("altitude" -> "latitude", "built" -> "spilt")
+        pool = [w for w in words if w[-3:] == word[-3:] and features(w).content
+                and not (features(w).tokens & said.tokens) and not (features(w).tokens & features(question).tokens)]
+        if pool:
+            found.append((question[: match.start()] + rng.choice(pool) + question[match.end():], "word"))
+    rng.shuffle(found)
+    found.sort(key=lambda f: f[1] == "word")  # the swaps SQuAD's writers make first, a random word last
+    return found[:count]
+
+
 def _candidates(name: str, docs: list[Any], questions: list[Any], negatives: int | None,
-                others: int = 0) -> list[dict[str, Any]]:
+                others: int = 0, perturbed: int = 0) -> list[dict[str, Any]]:
     """Judge pairs from what the program itself deliberates on: every sentence of the passages retrieved for
     each question that holds a value of the asked type and that no rule vetoes. A sentence of a gold document
     holding a gold answer is a yes; every other such sentence a no (all of an unanswerable question's). With
     ``negatives``, only that many no's per question, those the answer check scores highest (the near misses), and
     ``others`` more drawn from the sentences the rules pass over (no value of the asked type, or vetoed: a veto
-    leaves ``has_type`` false); without ``negatives``, every sentence (for scoring)."""
+    leaves ``has_type`` false); without ``negatives``, every sentence (for scoring). With ``perturbed``, that many
+    questions per answered training question that its gold sentence no longer answers (:func:`perturbed_questions`),
+    each a no beside that sentence."""
     from groundqa.app import build_program, configure_lm
     from groundqa.config import Settings
     from groundqa.experiment_data import ExperimentData
@@ -162,6 +266,8 @@ def _candidates(name: str, docs: list[Any], questions: list[Any], negatives: int
     configure_lm(settings)
     ingest_documents(settings, docs)
     program = build_program(settings)
+    vocabulary = _corpus_vocabulary(docs)
+    shown: dict[str, tuple[str, str, str]] = {}  # a yes row's (title, sentence before, sentence)
     rows: list[dict[str, Any]] = []
     for q in questions:
         what = asked(q.question)
@@ -182,6 +288,8 @@ def _candidates(name: str, docs: list[Any], questions: list[Any], negatives: int
                        "check": round(verdict.score, 4), "has_type": verdict.has_type,
                        "prompt": judge_prompt(passage.title, parts[i - 1] if i else "", sentence, q.question)}
                 (yes if gold else no).append(row)
+                if gold:
+                    shown[row["id"]] = (passage.title, parts[i - 1] if i else "", sentence)
         no.sort(key=lambda r: -r["check"])
         if negatives is None:
             rows += yes + no
@@ -189,24 +297,39 @@ def _candidates(name: str, docs: list[Any], questions: list[Any], negatives: int
         typed = [r for r in no if r["has_type"]]
         passed = [r for r in no if not r["has_type"]]
         rows += yes + typed[:negatives] + random.Random(f"{name}/{q.id}").sample(passed, min(others, len(passed)))
+        if yes and perturbed:
+            rows += _perturbed_rows(yes[0], shown[yes[0]["id"]], q.question, vocabulary, perturbed,
+                                    random.Random(f"swap/{name}/{q.id}"))
     print(f"{name}: {len(rows)} pairs, {sum(r['label'] for r in rows)} yes", file=sys.stderr, flush=True)
     return rows
 
 
-def make_candidates(out: Path, validation: tuple[str, ...], negatives: int, others: int = 0) -> None:
+def _perturbed_rows(gold: dict[str, Any], shown: tuple[str, str, str], question: str,
+                    vocabulary: tuple[list[str], list[str]], count: int, rng: random.Random) -> list[dict[str, Any]]:
+    """The no rows of :func:`perturbed_questions` beside the gold row's sentence, as ``shown`` (title, sentence
+    before, sentence)."""
+    title, before, sentence = shown
+    return [{**gold, "id": f"{gold['id']}/{how}", "label": 0,
+             "kind": f"perturbed-{how}", "prompt": judge_prompt(title, before, sentence, text)}
+            for text, how in perturbed_questions(question, sentence, *vocabulary, count, rng)]
+
+
+def make_candidates(out: Path, validation: tuple[str, ...], negatives: int, others: int = 0, perturbed: int = 0,
+                    squad_val: str = "") -> None:
     """``out/pairs.jsonl``: SQuAD's training-article pairs (:func:`make_pairs`) and the program's own candidates
     (:func:`_candidates`) on bundled train and every workbench corpus, marked ``split`` "train", except the
     ``validation`` corpora, marked "val" (every candidate kept, for scoring only). Never bundled dev/test or
     SQuAD's held-out articles."""
     from groundqa.datasets.loaders import load_corpus, load_questions_jsonl
 
-    make_pairs(out)
-    rows = [{**json.loads(line), "split": "train"} for line in (out / "pairs.jsonl").open()]
+    make_pairs(out, perturbed)
+    rows = [{**row, "split": "val" if row["article"] == squad_val else "train"}
+            for row in map(json.loads, (out / "pairs.jsonl").open())]
     for name, corpus, questions in candidate_sources():
         held = name in validation
         rows += [{**r, "split": "val" if held else "train"}
                  for r in _candidates(name, load_corpus(corpus).items, load_questions_jsonl(questions).items,
-                                      None if held else negatives, others)]
+                                      None if held else negatives, others, 0 if held else perturbed)]
     from llama_cpp import Llama
 
     vocab = Llama(model_path=str(_base_gguf()), vocab_only=True, verbose=False)
@@ -461,6 +584,13 @@ def validate(data: Path, run: Path) -> None:
         print(f"{group} ({', '.join(names)}): every sentence {len(every)} pairs, judge AUC "
               f"{auc_of(every, lambda r: margins[r['id']]):.3f}; typed {len(typed)} pairs, judge AUC "
               f"{auc_of(typed, lambda r: margins[r['id']]):.3f}, answer check AUC {auc_of(typed, lambda r: r['check']):.3f}")
+    squad = [r for r in rows if r["article"] not in VALIDATION]
+    if squad:
+        gold = [margins[r["id"]] for r in squad if r["kind"] == "gold"]
+        for kind in ("plausible", "other"):
+            others = [margins[r["id"]] for r in squad if r["kind"] == kind]
+            print(f"SQuAD article {squad[0]['article']}: gold ({len(gold)}) against {kind} ({len(others)}): judge AUC "
+                  f"{_auc(gold, others):.3f}")
 
 
 WORKBENCH = ("software", "valley", "institute", "orchestra", "railway", "vineyard", "airline", "football")
@@ -508,6 +638,10 @@ def main() -> None:
     p.add_argument("--negatives", type=int, default=4, help="no's kept per training question (the nearest misses)")
     p.add_argument("--others", type=int, default=0, help="no's per training question drawn from the sentences the "
                                                          "rules pass over")
+    p.add_argument("--perturbed", type=int, default=0, help="questions per answered training question that its gold "
+                                                            "sentence no longer answers (a name, opposite, year or "
+                                                            "word swapped), each a no")
+    p.add_argument("--squad-val", default="", help="a SQuAD training article scored, never fitted (e.g. Normans)")
     sub.add_parser("pack").add_argument("--out", type=Path, required=True)
     p = sub.add_parser("train")
     p.add_argument("--data", type=Path, required=True)
@@ -527,7 +661,7 @@ def main() -> None:
     if args.step == "pairs":
         make_pairs(args.out)
     elif args.step == "candidates":
-        make_candidates(args.out, VALIDATION, args.negatives, args.others)
+        make_candidates(args.out, VALIDATION, args.negatives, args.others, args.perturbed, args.squad_val)
     elif args.step == "pack":
         pack(args.out)
     elif args.step == "train":

@@ -57,3 +57,40 @@ def test_candidates_label_the_gold_sentence_yes_and_keep_the_nearest_misses(scri
     assert judge_prompt("T", "", "s", "q?") == script.judge_prompt("T", "", "s", "q?")  # one prompt for both
     every = script._candidates("valley", docs, questions[:2], negatives=None)
     assert len(every) >= len([r for r in rows if r["question_id"] in {f"valley/{q.id}" for q in questions[:2]}])
+
+
+def test_perturbed_questions_swap_what_the_gold_sentence_says(script):
+    """SQuAD 2.0's way of writing unanswerable questions, applied to a training question: each swap puts in a word the
+    gold sentence does not hold, in place of one it does."""
+    import random
+
+    from groundqa.judges.lexical import features
+
+    sentence = "In 1887 Galileo Ferrant built the first iron bridge over the river at Corvenna."
+    question = "In which town did Galileo Ferrant build the first iron bridge in 1887?"
+    names = ["Isaac Newton", "Galileo Marchetti", "Tessaul"]
+    words = ["fridge", "ridge", "stone"]
+    swaps = script.perturbed_questions(question, sentence, names, words, 10, random.Random(0))
+    kinds = {how for _, how in swaps}
+    assert {"name", "antonym", "year", "word"} <= kinds
+    said = features(sentence).tokens
+    for text, how in swaps:
+        assert text != question
+        new = features(text).tokens - features(question).tokens
+        assert new and not new & said, (how, text)  # what it puts in, the sentence never says
+    by_kind = dict((how, text) for text, how in swaps)
+    assert "Isaac Newton" in by_kind["name"]  # "Galileo Marchetti" shares a word with the question: never drawn
+    assert "last" in by_kind["antonym"]  # the contradiction table's opposite of "first"
+    assert "1887" not in by_kind["year"]
+    assert "fridge" in by_kind["word"] or "ridge" in by_kind["word"]  # a word of the same ending as "bridge"
+    fewer = script.perturbed_questions(question, sentence, names, words, 2, random.Random(0))
+    assert len(fewer) == 2 and all(how != "word" for _, how in fewer)  # SQuAD's kinds of swap before a random word
+
+
+def test_perturbed_questions_leave_how_questions_and_asked_words_alone(script):
+    import random
+
+    sentence = "The tunnel is 742 metres long."
+    swaps = script.perturbed_questions("How long is the tunnel?", sentence, [], ["funnel"], 10, random.Random(0))
+    assert all("short" not in text for text, _ in swaps)  # "how short" asks the same length
+    assert all(not text.startswith("How funnel") for text, _ in swaps)
