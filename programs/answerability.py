@@ -33,7 +33,7 @@ from groundqa.judges.paraphrase import said_otherwise, stemmed_groups
 from groundqa.text import strip_citations
 
 from .answer_values import CALENDAR_WORDS, MEASURE_OF, MEASURES, TELEGRAPHIC_MEASURE, AnswerType, has_type
-from .contradiction import asks_doer, conflict_about, prefixed_opposites
+from .contradiction import asks_doer, conflict_about, name_in_place, prefixed_opposites
 
 _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)"
 _DATE_Q = re.compile(
@@ -845,8 +845,9 @@ def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "
     """How ``answer`` swaps a word of the question for a conflicting one, else ``None``.
 
     A sentence that repeats a question but for one word ("the *third* law" for "the *fifth* law",
-    "*weaker*" for "*stronger*", "*not* more difficult", another person of the same surname) answers a
-    different question: that is how unanswerable questions are made from answerable ones (SQuAD 2.0).
+    "*weaker*" for "*stronger*", "*not* more difficult", another person of the same surname, another name in the
+    same words around it: :func:`~groundqa.programs.contradiction.name_in_place`) answers a different question: that
+    is how unanswerable questions are made from answerable ones (SQuAD 2.0).
     It counts only when the sentence is about the same thing, as for a contradicted premise
     (:func:`~groundqa.programs.contradiction.conflict_about`: the names the question pins, and at least
     ``coverage`` of its other content words, in the sentence or its passage ``title``). A yes/no question
@@ -856,6 +857,11 @@ def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "
         return None
     # words in quotation marks are named, not claimed: a motto "Nobody stays on the mountain" denies nothing
     text = _QUOTED.sub(" quoted ", strip_citations(answer))
+    # another name in the question's name's place ("*Galileo* was instrumental in describing …" for "*Newton* was
+    # instrumental …"); a bridged answer answers its hop's question, which names the bridge
+    placed = None if lead else name_in_place(what.question, text)
+    if placed is not None:
+        return placed
     found = conflict_about(features(plain_words(what.question)), features(text), coverage,  # the question's idioms read
                            features(f"{title}. {text}") if title else None,
                            stated_both=frozenset(what.attribute) - set(what.main),  # a description's words

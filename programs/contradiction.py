@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from groundqa.judges.lexical import TextFeatures, features, names_conflict, stem
+from groundqa.judges.lexical import TextFeatures, features, misspelling_of, names_conflict, stem
 from groundqa.signatures.types import Passage
 from groundqa.text import split_sentences, strip_citations
 
@@ -218,6 +218,91 @@ def conflict_about(claim: TextFeatures, sentence: TextFeatures, threshold: float
     return (kind, detail, round(coverage, 4)) if coverage >= threshold else None
 
 
+_TOKEN = re.compile(r"[A-Za-z][\w'-]*|\d[\d,.]*")
+# words that fill no slot of their own: a frame read around a name needs a word of content beside it
+_FRAME_STOP = frozenset(re.findall(r"[a-z]+", """the a an of in on at to for by with from and or as is was were are be
+    been his her its their this that which who whom whose what when where how did does do has had have he she it they
+    we i you there some"""))
+# a relation that holds both ways: "Kessenbrunn was twinned with Varnoux" says who is twinned with Kessenbrunn
+_SYMMETRIC = frozenset(stem(w) for w in re.findall(r"[a-z]+", """twinned married met allied partnered bordered merged
+    neighboured rivalled against versus"""))
+_QUESTION_OPENERS = frozenset(re.findall(r"[a-z]+", "what which who whom whose when where why how in on at during after "
+                                                     "before by from for to"))
+
+
+def _slots(text: str) -> list[tuple[str, str, bool]]:
+    """(word, stem, is a name's word) for each word of ``text``: a capitalised word inside a sentence, or opening the
+    text when it is no question word, pronoun or article ("*Newton* was instrumental in …")."""
+    out: list[tuple[str, str, bool]] = []
+    for match in _TOKEN.finditer(text):
+        word = match.group(0)
+        before = text[: match.start()].rstrip()
+        opening = not before or before[-1] in ".!?:;\"(\u201c"
+        lower = word.lower()
+        named = word[0].isupper() and (not opening or (not out and lower not in _FRAME_STOP
+                                                       and lower not in _QUESTION_OPENERS))
+        out.append((word, stem(lower), named))
+    return out
+
+
+def _name_spans(words: list[tuple[str, str, bool]]) -> list[tuple[int, int]]:
+    spans, i = [], 0
+    while i < len(words):
+        if words[i][2]:
+            j = i + 1
+            while j < len(words) and words[j][2]:
+                j += 1
+            spans.append((i, j))
+            i = j
+        else:
+            i += 1
+    return spans
+
+
+def _same_frame(q: list[tuple[str, str, bool]], qs: int, qe: int, s: list[tuple[str, str, bool]], ss: int,
+                se: int) -> bool:
+    """Whether the words around q[qs:qe] and s[ss:se] are the same, with a word of content among them: two on one
+    side ("*was instrumental*"), or one on each side, both of content ("*joined* Norman *forces*")."""
+    def matches(qa: int, qb: int, sa: int, sb: int) -> bool:  # q[qa:qb] and s[sa:sb], both inside their text
+        inside = qa >= 0 and sa >= 0 and qb <= len(q) and sb <= len(s)
+        return inside and [w[1] for w in q[qa:qb]] == [w[1] for w in s[sa:sb]]
+
+    def content(a: int, b: int) -> bool:
+        return any(w[0].lower() not in _FRAME_STOP for w in q[a:b])
+
+    if any(w[1] in _SYMMETRIC for w in q[max(qs - 2, 0):qe + 2]):
+        return False
+    left = matches(qs - 2, qs, ss - 2, ss) and content(qs - 2, qs)
+    right = matches(qe, qe + 2, se, se + 2) and content(qe, qe + 2)
+    both = (matches(qs - 1, qs, ss - 1, ss) and matches(qe, qe + 1, se, se + 1)
+            and content(qs - 1, qs) and content(qe, qe + 1))
+    return left or right or both
+
+
+def name_in_place(question: str, sentence: str) -> str | None:
+    """How ``sentence`` puts another name where ``question`` has one, in the same words around it, else ``None``.
+
+    "*Newton* was instrumental in describing the characteristics of falling what?" is not answered by "*Galileo* was
+    instrumental in describing the characteristics of falling objects", nor "Who joined *Norman* forces?" by "Some
+    Normans joined *Turkish* forces": SQuAD 2.0 writes unanswerable questions so. The question's name is in the
+    sentence in no such frame, the other name shares no word with the question, and neither is a misspelling of the
+    other ("ARPNET" for "ARPANET")."""
+    q, s = _slots(question), _slots(strip_citations(sentence))
+    asked = {w[1] for w in q}
+    for qs, qe in _name_spans(q):
+        name = [w[1] for w in q[qs:qe]]
+        spans = _name_spans(s)
+        if any([w[1] for w in s[a:b]] == name and _same_frame(q, qs, qe, s, a, b) for a, b in spans):
+            continue  # the sentence says it of the question's own name
+        for ss, se in spans:
+            other = [w[1] for w in s[ss:se]]
+            if set(other) & asked or any(misspelling_of(a, b) for a in name for b in other):
+                continue
+            if _same_frame(q, qs, qe, s, ss, se):
+                return f"says {' '.join(w[0] for w in s[ss:se])!r} where the question has {' '.join(w[0] for w in q[qs:qe])!r}"
+    return None
+
+
 def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float,
                        kinds: frozenset[ConflictKind] = ALL_KINDS) -> Contradiction | None:
     """The passage sentence that best contradicts ``claim`` in one of ``kinds`` (``None`` when none does)."""
@@ -244,4 +329,5 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
     return max(candidates, key=lambda c: c.coverage, default=None)
 
 
-__all__ = ["ANTONYMS", "Contradiction", "asks_doer", "conflict", "conflict_about", "find_contradiction"]
+__all__ = ["ANTONYMS", "Contradiction", "asks_doer", "conflict", "conflict_about", "find_contradiction",
+           "name_in_place"]

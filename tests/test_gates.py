@@ -176,11 +176,29 @@ def test_answerability_separates_the_answering_sentence_from_topical_ones():
     ("What can be viewed as an informal language?", "A decision problem can be viewed as a formal language."),
     ("How are the packets forwarded synchronously by intermediate network nodes?",
      "Packets are normally forwarded by intermediate network nodes asynchronously."),
+    # another name in the question's name's place, in the same words around it
+    ("Newton was instrumental in describing the characteristics of falling what?",
+     "Galileo was instrumental in describing the characteristics of falling objects."),
+    ("Who joined Norman forces in the destruction of the Armenian states?",
+     "Some Normans joined Turkish forces in the destruction of the Armenian states."),
 ])
 def test_a_sentence_that_swaps_a_word_of_the_question_does_not_answer_it(question: str, sentence: str):
     what = asked(question)
     assert substitution(what, sentence) is not None
     assert check(what, sentence).score == 0.0  # refused as an answer: the next sentence is tried, or not_answered
+
+
+@pytest.mark.parametrize(("question", "sentence"), [
+    ("When did ARPNET and SITA become operational?", "ARPANET and SITA HLN became operational in 1969."),  # misspelt
+    ("Who did Mira Tell study marine science with?", "She studied marine science with Odile Marchetti."),  # a pronoun
+    ("What did the Guild of Saint Ysolde make?", "The Guild of Saint Ysolde was the guild of Orsavel."),  # its own
+    ("Which town was twinned with Kessenbrunn?", "Kessenbrunn was twinned with Varnoux, another spa town."),
+    ("How deep was the water in the Sentinel's press hall?", "Water stood 1.6 metres deep in the Brennick press."),
+])
+def test_a_name_in_other_words_or_a_relation_both_ways_is_no_name_in_place(question: str, sentence: str):
+    from groundqa.programs.contradiction import name_in_place
+
+    assert name_in_place(question, sentence) is None
 
 
 def test_agreement_a_yes_no_question_or_an_unrelated_sentence_is_no_substitution():
