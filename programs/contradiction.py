@@ -49,7 +49,9 @@ _PAIRS = """add remove | add drop | hash plaintext | open close | win lose | joi
     old new | older newer | oldest newest | fast slow | faster slower | hot cold | warm cold | heavier lighter |
     possible impossible | direct indirect | natural artificial | simple complex | cheap expensive |
     true false | right wrong | above below | inside outside | past future |
-    ancient modern | wet dry | full empty | deep shallow | wide narrow | thick thin | rich poor |
+    ancient modern | medieval modern | wet dry | full empty | hard soft | harder softer | hardest softest |
+    qualitative quantitative | theoretical practical | acceleration deceleration | accelerate decelerate |
+    promote inhibit | enhance reduce | similar disparate | deep shallow | wide narrow | thick thin | rich poor |
     success failure | victory defeat | legal illegal | visible invisible | stable unstable |
     dependent independent | active passive | static dynamic | global local | domestic foreign |
     military civilian | male female | men women | attract repel | allow prevent |
@@ -218,7 +220,7 @@ def conflict_about(claim: TextFeatures, sentence: TextFeatures, threshold: float
     return (kind, detail, round(coverage, 4)) if coverage >= threshold else None
 
 
-_TOKEN = re.compile(r"[A-Za-z][\w'-]*|\d[\d,.]*")
+_TOKEN = re.compile(r"[A-Za-z][\w'-]*|\d[\d,.]*(?:st|nd|rd|th)?\b")
 # words that fill no slot of their own: a frame read around a name needs a word of content beside it
 _FRAME_STOP = frozenset(re.findall(r"[a-z]+", """the a an of in on at to for by with from and or as is was were are be
     been his her its their this that which who whom whose what when where how did does do has had have he she it they
@@ -239,8 +241,8 @@ def _slots(text: str) -> list[tuple[str, str, bool]]:
         before = text[: match.start()].rstrip()
         opening = not before or before[-1] in ".!?:;\"(\u201c"
         lower = word.lower()
-        named = word[0].isupper() and (not opening or (not out and lower not in _FRAME_STOP
-                                                       and lower not in _QUESTION_OPENERS))
+        named = (word[0].isupper() and (not opening or (not out and lower not in _FRAME_STOP
+                                                        and lower not in _QUESTION_OPENERS))) or word[0].isdigit()
         out.append((word, stem(lower), named))
     return out
 
@@ -280,11 +282,13 @@ def _same_frame(q: list[tuple[str, str, bool]], qs: int, qe: int, s: list[tuple[
 
 
 def name_in_place(question: str, sentence: str) -> str | None:
-    """How ``sentence`` puts another name where ``question`` has one, in the same words around it, else ``None``.
+    """How ``sentence`` puts another name (or number) where ``question`` has one, in the same words around it, else
+    ``None``.
 
     "*Newton* was instrumental in describing the characteristics of falling what?" is not answered by "*Galileo* was
     instrumental in describing the characteristics of falling objects", nor "Who joined *Norman* forces?" by "Some
-    Normans joined *Turkish* forces": SQuAD 2.0 writes unanswerable questions so. The question's name is in the
+    Normans joined *Turkish* forces", nor "In the *19th* century …" by "In the *20th* century …": SQuAD 2.0 writes
+    unanswerable questions so. The question's name is in the
     sentence in no such frame, the other name shares no word with the question, and neither is a misspelling of the
     other ("ARPNET" for "ARPANET")."""
     q, s = _slots(question), _slots(strip_citations(sentence))
@@ -298,6 +302,8 @@ def name_in_place(question: str, sentence: str) -> str | None:
             other = [w[1] for w in s[ss:se]]
             if set(other) & asked or any(misspelling_of(a, b) for a in name for b in other):
                 continue
+            if name[0][0].isdigit() != other[0][0].isdigit():
+                continue  # a number for a number, a name for a name ("the *1912* strike" is "the *Sentinel* strike")
             if _same_frame(q, qs, qe, s, ss, se):
                 return f"says {' '.join(w[0] for w in s[ss:se])!r} where the question has {' '.join(w[0] for w in q[qs:qe])!r}"
     return None

@@ -181,6 +181,11 @@ def test_answerability_separates_the_answering_sentence_from_topical_ones():
      "Galileo was instrumental in describing the characteristics of falling objects."),
     ("Who joined Norman forces in the destruction of the Armenian states?",
      "Some Normans joined Turkish forces in the destruction of the Armenian states."),
+    # a number in the question's number's place
+    ("In the 19th century, the development of quantum mechanics led to what?",
+     "In the 20th century, the development of quantum mechanics led to a modern understanding of force."),
+    # opposites added in session 32
+    ("What impact did the dynasty have on modern Europe?", "The dynasty had a major impact on medieval Europe."),
 ])
 def test_a_sentence_that_swaps_a_word_of_the_question_does_not_answer_it(question: str, sentence: str):
     what = asked(question)
@@ -194,6 +199,8 @@ def test_a_sentence_that_swaps_a_word_of_the_question_does_not_answer_it(questio
     ("What did the Guild of Saint Ysolde make?", "The Guild of Saint Ysolde was the guild of Orsavel."),  # its own
     ("Which town was twinned with Kessenbrunn?", "Kessenbrunn was twinned with Varnoux, another spa town."),
     ("How deep was the water in the Sentinel's press hall?", "Water stood 1.6 metres deep in the Brennick press."),
+    ("Why was the network formed in Michigan?", "The network was formed in 1966 to link three universities."),  # kinds
+    ("How long did the 1912 compositors' strike last?", "The Sentinel compositors' strike lasted forty-one days."),
 ])
 def test_a_name_in_other_words_or_a_relation_both_ways_is_no_name_in_place(question: str, sentence: str):
     from groundqa.programs.contradiction import name_in_place
