@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from groundqa.judges.lexical import TextFeatures, features, misspelling_of, names_conflict, stem
+from groundqa.judges.lexical import STOPWORDS, TextFeatures, features, misspelling_of, names_conflict, stem
 from groundqa.signatures.types import Passage
 from groundqa.text import split_sentences, strip_citations
 
@@ -221,33 +221,27 @@ def conflict_about(claim: TextFeatures, sentence: TextFeatures, threshold: float
 
 
 _TOKEN = re.compile(r"[A-Za-z][\w'-]*|\d[\d,.]*(?:st|nd|rd|th)?\b")
-# words that fill no slot of their own: a frame read around a name needs a word of content beside it
-_FRAME_STOP = frozenset(re.findall(r"[a-z]+", """the a an of in on at to for by with from and or as is was were are be
-    been his her its their this that which who whom whose what when where how did does do has had have he she it they
-    we i you there some"""))
 # a relation that holds both ways: "Kessenbrunn was twinned with Varnoux" says who is twinned with Kessenbrunn
 _SYMMETRIC = frozenset(stem(w) for w in re.findall(r"[a-z]+", """twinned married met allied partnered bordered merged
     neighboured rivalled against versus"""))
-_QUESTION_OPENERS = frozenset(re.findall(r"[a-z]+", "what which who whom whose when where why how in on at during after "
-                                                     "before by from for to"))
 
 
 def _slots(text: str) -> list[tuple[str, str, bool]]:
-    """(word, stem, is a name's word) for each word of ``text``: a capitalised word inside a sentence, or opening the
-    text when it is no question word, pronoun or article ("*Newton* was instrumental in …")."""
+    """(word, stem, is a name's or a number's word) for each word of ``text``: a capitalised word inside a sentence, or
+    opening the text when it is no stop word ("*Newton* was instrumental in …", not "*Who* joined …"), or a number."""
     out: list[tuple[str, str, bool]] = []
     for match in _TOKEN.finditer(text):
         word = match.group(0)
         before = text[: match.start()].rstrip()
         opening = not before or before[-1] in ".!?:;\"(\u201c"
         lower = word.lower()
-        named = (word[0].isupper() and (not opening or (not out and lower not in _FRAME_STOP
-                                                        and lower not in _QUESTION_OPENERS))) or word[0].isdigit()
+        named = (word[0].isupper() and (not opening or (not out and lower not in STOPWORDS))) or word[0].isdigit()
         out.append((word, stem(lower), named))
     return out
 
 
 def _name_spans(words: list[tuple[str, str, bool]]) -> list[tuple[int, int]]:
+    """(start, end) of each run of name or number words (:func:`_slots`)."""
     spans, i = [], 0
     while i < len(words):
         if words[i][2]:
@@ -263,14 +257,15 @@ def _name_spans(words: list[tuple[str, str, bool]]) -> list[tuple[int, int]]:
 
 def _same_frame(q: list[tuple[str, str, bool]], qs: int, qe: int, s: list[tuple[str, str, bool]], ss: int,
                 se: int) -> bool:
-    """Whether the words around q[qs:qe] and s[ss:se] are the same, with a word of content among them: two on one
-    side ("*was instrumental*"), or one on each side, both of content ("*joined* Norman *forces*")."""
+    """Whether the words around q[qs:qe] and s[ss:se] are the same, with a word that is no stop word among them: two
+    on one side ("*was instrumental*"), or one on each side, neither a stop word ("*joined* Norman *forces*"), in no
+    relation that holds both ways."""
     def matches(qa: int, qb: int, sa: int, sb: int) -> bool:  # q[qa:qb] and s[sa:sb], both inside their text
         inside = qa >= 0 and sa >= 0 and qb <= len(q) and sb <= len(s)
         return inside and [w[1] for w in q[qa:qb]] == [w[1] for w in s[sa:sb]]
 
     def content(a: int, b: int) -> bool:
-        return any(w[0].lower() not in _FRAME_STOP for w in q[a:b])
+        return any(w[0].lower() not in STOPWORDS for w in q[a:b])
 
     if any(w[1] in _SYMMETRIC for w in q[max(qs - 2, 0):qe + 2]):
         return False
@@ -288,14 +283,13 @@ def name_in_place(question: str, sentence: str) -> str | None:
     "*Newton* was instrumental in describing the characteristics of falling what?" is not answered by "*Galileo* was
     instrumental in describing the characteristics of falling objects", nor "Who joined *Norman* forces?" by "Some
     Normans joined *Turkish* forces", nor "In the *19th* century …" by "In the *20th* century …": SQuAD 2.0 writes
-    unanswerable questions so. The question's name is in the
-    sentence in no such frame, the other name shares no word with the question, and neither is a misspelling of the
-    other ("ARPNET" for "ARPANET")."""
+    unanswerable questions so. The question's name is in the sentence in no such frame, the other name shares no word
+    with the question, and neither is a misspelling of the other ("ARPNET" for "ARPANET")."""
     q, s = _slots(question), _slots(strip_citations(sentence))
     asked = {w[1] for w in q}
+    spans = _name_spans(s)
     for qs, qe in _name_spans(q):
         name = [w[1] for w in q[qs:qe]]
-        spans = _name_spans(s)
         if any([w[1] for w in s[a:b]] == name and _same_frame(q, qs, qe, s, a, b) for a, b in spans):
             continue  # the sentence says it of the question's own name
         for ss, se in spans:
