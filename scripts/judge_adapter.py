@@ -40,6 +40,7 @@ so the pruned vocabulary changes nothing it computes. On CPU, ``train`` reads th
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import random
@@ -172,6 +173,7 @@ _CALENDAR = frozenset(re.findall(r"[a-z]+", """january february march april may 
     november december monday tuesday wednesday thursday friday saturday sunday"""))
 
 
+@functools.cache
 def _opposites() -> dict[str, list[str]]:
     """Each word of the contradiction table's pairs and closed sets, as written, with the words it conflicts with."""
     from groundqa.programs.contradiction import _CLOSED_SETS, _PAIRS
