@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal, get_args
 
 from groundqa.judges.lexical import STOPWORDS, TextFeatures, features, misspelling_of, names_conflict, stem
@@ -226,21 +227,25 @@ _SYMMETRIC = frozenset(stem(w) for w in re.findall(r"[a-z]+", """twinned married
     neighboured rivalled against versus"""))
 
 
-def _slots(text: str) -> list[tuple[str, str, bool]]:
+@lru_cache(maxsize=20_000)
+def _slots(text: str) -> tuple[tuple[str, str, bool], ...]:
     """(word, stem, is a name's or a number's word) for each word of ``text``: a capitalised word inside a sentence, or
-    opening the text when it is no stop word ("*Newton* was instrumental in …", not "*Who* joined …"), or a number."""
+    opening the text when it is no stop word ("*Newton* was instrumental in …", not "*Who* joined …"), or a number.
+    Cached: the answer check reads one question against many sentences."""
     out: list[tuple[str, str, bool]] = []
+    end = 0
     for match in _TOKEN.finditer(text):
         word = match.group(0)
-        before = text[: match.start()].rstrip()
-        opening = not before or before[-1] in ".!?:;\"(\u201c"
+        gap = text[end: match.start()].strip()  # what stands between this word and the one before
+        opening = not out or gap[-1:] in (".", "!", "?", ":", ";", "\"", "(", "\u201c")
         lower = word.lower()
         named = (word[0].isupper() and (not opening or (not out and lower not in STOPWORDS))) or word[0].isdigit()
         out.append((word, stem(lower), named))
-    return out
+        end = match.end()
+    return tuple(out)
 
 
-def _name_spans(words: list[tuple[str, str, bool]]) -> list[tuple[int, int]]:
+def _name_spans(words: tuple[tuple[str, str, bool], ...]) -> list[tuple[int, int]]:
     """(start, end) of each run of name or number words (:func:`_slots`)."""
     spans, i = [], 0
     while i < len(words):
@@ -255,7 +260,7 @@ def _name_spans(words: list[tuple[str, str, bool]]) -> list[tuple[int, int]]:
     return spans
 
 
-def _same_frame(q: list[tuple[str, str, bool]], qs: int, qe: int, s: list[tuple[str, str, bool]], ss: int,
+def _same_frame(q: tuple[tuple[str, str, bool], ...], qs: int, qe: int, s: tuple[tuple[str, str, bool], ...], ss: int,
                 se: int) -> bool:
     """Whether the words around q[qs:qe] and s[ss:se] are the same, with a word that is no stop word among them: two
     on one side ("*was instrumental*"), or one on each side, neither a stop word ("*joined* Norman *forces*"), in no

@@ -320,8 +320,9 @@ def make_candidates(out: Path, validation: tuple[str, ...], negatives: int, othe
                     squad_val: str = "") -> None:
     """``out/pairs.jsonl``: SQuAD's training-article pairs (:func:`make_pairs`) and the program's own candidates
     (:func:`_candidates`) on bundled train and every workbench corpus, marked ``split`` "train", except the
-    ``validation`` corpora, marked "val" (every candidate kept, for scoring only). Never bundled dev/test or
-    SQuAD's held-out articles."""
+    ``validation`` corpora, marked "val" (every candidate kept, for scoring only), and the SQuAD article
+    ``squad_val``, also "val". ``perturbed``: swapped questions per answered question (:func:`perturbed_questions`),
+    on every split but the validation corpora. Never bundled dev/test or SQuAD's held-out articles."""
     from groundqa.datasets.loaders import load_corpus, load_questions_jsonl
 
     make_pairs(out, perturbed)

@@ -91,6 +91,9 @@ def test_perturbed_questions_leave_how_questions_and_asked_words_alone(script):
     import random
 
     sentence = "The tunnel is 742 metres long."
-    swaps = script.perturbed_questions("How long is the tunnel?", sentence, [], ["funnel"], 10, random.Random(0))
+    words = ["strong", "funnel"]  # "strong" ends as "long" does, "funnel" as "tunnel"
+    swaps = script.perturbed_questions("How long is the tunnel?", sentence, [], words, 10, random.Random(0))
     assert all("short" not in text for text, _ in swaps)  # "how short" asks the same length
-    assert all(not text.startswith("How funnel") for text, _ in swaps)
+    assert ("How long is the funnel?", "word") in swaps  # a content word is swapped for one of the same ending
+    # "long" says what is asked: never swapped, though "strong" ends alike
+    assert script.perturbed_questions("How long is it?", "It is 742 metres long.", [], words, 10, random.Random(0)) == []
