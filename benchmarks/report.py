@@ -71,7 +71,9 @@ def render_markdown(result: dict[str, Any]) -> str:
         parts += [
             f"Machine: {env.get('cpus', '?')} CPU cores, {env.get('platform', '')}, "
             f"Python {env.get('python', '')}; run took {fmt(float(result.get('seconds', 0.0)))} s; "
-            f"load average at start {_load(env.get('load_average_start'))}, at end {_load(env.get('load_average'))}.",
+            f"load average at start {_load(env.get('load_average_start'))}, at end {_load(env.get('load_average'))}."
+            + (f" CPU: {env['cpu_model']}" if env.get("cpu_model") else "")
+            + (f"; llama.cpp built for {env['llama_cpp_cpu']}." if env.get("llama_cpp_cpu") else ""),
             "",
         ]
     for table in result.get("tables", []):
@@ -171,7 +173,30 @@ def environment() -> dict[str, Any]:
         module = sys.modules.get(package)
         if module is not None:
             info[package] = getattr(module, "__version__", "?")
+    info["cpu_model"] = cpu_model()
+    if "llama_cpp" in sys.modules:
+        info["llama_cpp_cpu"] = llama_cpp_features()
     return info
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), or the platform's processor string."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
+
+
+def llama_cpp_features() -> str:
+    """The instruction sets llama.cpp was built for (:func:`groundqa.lm.embedded.llama_cpp_build`, less the
+    version): another build rounds otherwise, so a judgment near a threshold may differ between machines."""
+    from groundqa.lm.embedded import llama_cpp_build
+
+    return llama_cpp_build().partition(" ")[2]
 
 
 def rendered_result(

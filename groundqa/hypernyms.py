@@ -78,6 +78,11 @@ def _senses(word: str) -> tuple[int, ...]:
     return next((senses[c] for c in candidates if c in senses), ())
 
 
+def is_noun(word: str) -> bool:
+    """Whether WordNet lists ``word`` (or its singular) as a noun."""
+    return bool(_senses(word))
+
+
 @lru_cache(maxsize=4096)
 def kinds_of(category: str) -> frozenset[int]:
     """The synsets ``category`` names (each deep enough to name a kind; empty for an unknown word)."""
@@ -114,4 +119,4 @@ def names_a_kind_of(text: str, category: str) -> str | None:
     return None
 
 
-__all__ = ["MIN_DEPTH", "SENSES", "kinds_of", "names_a_kind_of"]
+__all__ = ["MIN_DEPTH", "SENSES", "is_noun", "kinds_of", "names_a_kind_of"]

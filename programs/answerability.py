@@ -27,8 +27,18 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from groundqa.hypernyms import names_a_kind_of
-from groundqa.judges.lexical import KINSHIP, LIFESPAN, NOT_A_PERSON, features, negates, stem, term_spans
+from groundqa.hypernyms import is_noun, names_a_kind_of
+from groundqa.judges.lexical import (
+    KINSHIP,
+    LIFESPAN,
+    NOT_A_PERSON,
+    TYPO_MIN,
+    features,
+    misspelling_of,
+    negates,
+    stem,
+    term_spans,
+)
 from groundqa.judges.paraphrase import said_otherwise, stemmed_groups
 from groundqa.text import strip_citations
 
@@ -136,6 +146,9 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\bfree of charge\b", re.I), "free"),
            (re.compile(r"\bhead (?:office|offices|quarters)\b", re.I), "headquarters"),
            (re.compile(r"\bt(?:ake|akes|ook|aken|aking) out of (?:service|use|commission)\b", re.I), "decommissioned"),
+           # an act done as a ceremony ("Who *performed the opening of* the visitor centre?" / "It was *opened* … by")
+           (re.compile(r"\b(?:perform|performs|performed|performing) the (open|clos)ing (?:ceremony )?of\b", re.I),
+            r"\1ed"),
            # a hedge is no part of what is asked ("What *is thought to have* started the fire?")
            (re.compile(r"\b(?:is|was|are|were) (?:thought|believed|said|reported|understood) to (?:have )?", re.I), ""))
 # Terms after one of these belong to a trailing clause ("... *before* joining the authority"): they
@@ -657,10 +670,11 @@ def asked(question: str) -> Asked:
     compound = _ASKED_COMPOUND.match(read.strip())
     pair = tuple(_superlative_base(stem(w.lower())) for w in compound.groups()) if compound else ()
     heads = ((pair[0], pair[1]),) if pair and pair[0] in terms and pair[1] in terms and pair[2] not in terms else ()
-    optional = frozenset(t for t in terms if slot and t in _SLOT_VERBS)
     named_kind = _KIND_OF.match(read.strip()) or _SLOT_NOUN.match(read.strip()) or _TYPED_SLOT.match(read.strip())
     category = named_kind.group(1).lower() if named_kind else ""
     category = category if _kind_term(category) in terms else ""
+    # a verb carries the asked noun, or the kind asked of ("What type of *rock* is the Hornvelt *made* of?")
+    optional = frozenset(t for t in terms if (slot or category) and t in _SLOT_VERBS)
     relation = trailing.group(0).lower() if trailing and terms and max(terms.values()) < 0.5 else ""
     said = (_DATED_EVENT.match(question.strip()) if kind == "date"
             else (_DOER.match(read.strip()) or _ROLE_HOLDER.match(read.strip())) if kind == "person"
@@ -726,6 +740,13 @@ _SLOT_NOUN = re.compile(rf"^(?:\w+ )?(?i:which|what|how many|how much) (?:(?!{_A
                         rf"(?:{_AUX}|[a-z]+(?:ed|s))\b")
 # "What *kind of* business did he run?": the noun after it is what the answer names a kind of
 _KIND_WORDS = frozenset(stem(w) for w in _words("breed breeds species variety varieties"))
+_VALUE_KINDS: dict[str, tuple[str, ...]] = {
+    stem("nationality"): ("inhabitant",), stem("citizenship"): ("inhabitant",),  # "*Greek* mathematician Hero"
+    stem("voice"): ("singing voice",),  # "What type of voice did she have?": "a mezzo-*soprano*"
+}
+"""Attribute terms whose values are kinds of a WordNet noun, so a sentence says the term by naming one of its
+values although it never writes the word: a nationality by a people ("Greek", "Norwegian", WordNet's
+inhabitants), a voice by its range ("soprano", "tenor")."""
 _KIND_OF = re.compile(r"^(?:\w+ )?(?i:which|what) (?i:kind|kinds|type|types|sort|sorts|breed|breeds|species|variety|"
                       r"varieties) of ([a-z]+)\b")
 
@@ -817,7 +838,14 @@ def _term_present(term: str, answer: frozenset[str], prefixes: frozenset[str],
     if {term + "or", term + "er", term + "r"} & answer:  # the agent says the act: "its *editor*" for "who *edits*"
         return True
     related = _DIMENSIONS.get(term, frozenset()) | said_otherwise(term)
-    return bool(related & (answer - named))
+    return bool(related & (answer - named)) or _misspelt(term, answer - named)
+
+
+def _misspelt(term: str, answer: frozenset[str]) -> bool:
+    """Whether ``term`` is a misspelling of a word of ``answer`` ("What equation *decribes* …", "mathmatical"): one
+    letter off (:func:`~groundqa.judges.lexical.misspelling_of`), and no word WordNet knows as a noun, where one
+    letter often makes another word ("painter", "printer")."""
+    return len(term) >= TYPO_MIN and not is_noun(term) and any(misspelling_of(term, word) for word in answer)
 
 
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
@@ -1016,6 +1044,8 @@ def mentions(what: Asked, text: str, known: str = "") -> bool:
     terms = unsaid(what, known) or what.main
     return any(_term_present(t, content, frozenset() if t[:5] in described else feats.prefixes)
                or _said_by_sign(t, text)  # "It rises to 2,948 *m*" says how tall
+               or _value_said(t, text)  # "*Greek* mathematician Hero" says his nationality
+               or _made_by(what, t, text)  # "a statue of him *by* the sculptor Elin Varga" says who made it
                or in_term(what, t, text)  # "Anton Belair served from 1998 to 2004" for "in 2001"
                for t in (*terms, *((what.slot,) if what.slot else ()),
                          *((what.event,) if what.event and what.kind == "person" else ()))) or (
@@ -1056,6 +1086,22 @@ def _kind_said(what: Asked, text: str) -> bool:
     return any(names_a_kind_of(text, category) is not None for category in said) or _defines(what.question, text)
 
 
+_MAKING = frozenset(stem(w) for w in _words("make makes made create creates created produce produces produced"))
+_BY_SOMEONE = re.compile(r"\bby (?:the )?(?:[a-z]+ ){0,2}[A-Z][a-z]+")
+
+
+def _made_by(what: Asked, term: str, text: str) -> bool:
+    """Whether ``text`` says who made something by the work's "by" ("a bronze statue of him *by* the sculptor
+    Elin Varga" for "Who *made* the statue?"): only for a who-question's act of making, which a work's credit
+    says without the verb."""
+    return what.kind == "person" and term == what.event and term in _MAKING and _BY_SOMEONE.search(text) is not None
+
+
+def _value_said(term: str, text: str) -> bool:
+    """Whether ``text`` names a value of ``term`` (``_VALUE_KINDS``: "Greek" says a nationality)."""
+    return any(names_a_kind_of(text, kind) is not None for kind in _VALUE_KINDS.get(term, ()))
+
+
 _LIFE_EVENTS = frozenset(("born", "die"))
 _LIFE_WORDS = _LIFE_EVENTS | {"birth", "death"}
 """Stems of a question that asks when someone was born or died: a lifespan's dates answer it."""
@@ -1064,7 +1110,9 @@ _AREA_SIGNS = re.compile(r"\d\s*(?:m²|km²|ha)\b|\d\s*(?:m|km|metres?|meters?|f
 # What says a term without its word, which no word list sees: a unit written as a sign ("held at 20 °C", "for
 # £3,400"), a cause in so many words ("caused by")
 _SIGNS = {_CAUSE: re.compile(r"\b(?:caused|started|sparked|triggered|set off) by\b|\bblamed on\b|\bdue to\b|"
-                             r"\bbecause of\b|\bresult of\b|\btraced to\b|\bforced (?:him|her|them|it) to\b", re.I),
+                             r"\bbecause of\b|\bresult of\b|\btraced to\b|\bforced (?:him|her|them|it) to\b|"
+                             # what set a fire going ("a faulty heater *had ignited* stored scenery")
+                             r"\b(?:had |was |were )?(?:ignited|set fire to|set alight)\b", re.I),
           **dict.fromkeys((stem("price"), stem("cost"), stem("fee"), stem("money")), re.compile(r"[£$€]\s?\d")),
           stem("temperature"): re.compile(r"\d\s*°"), stem("deep"): re.compile(r"\d\s*m\b"),
           stem("high"): re.compile(r"\d\s*m\b"), stem("tall"): re.compile(r"\d\s*m\b"),
@@ -1204,7 +1252,8 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
                     and not _said_by_sign(t, text) and not in_term(what, t, text))
     missing = tuple(t for t in missing if t not in what.optional and not _head_said(what, t, text)
                     # "What *breed* of dog …?": a kind of dog named ("a German Shepherd") says the breed too
-                    and not ((t == what.category_term or t in _KIND_WORDS) and _kind_said(what, text)))
+                    and not ((t == what.category_term or t in _KIND_WORDS) and _kind_said(what, text))
+                    and not _value_said(t, text) and not _made_by(what, t, text))
     swapped = substitution(what, text, conflict_coverage, title, lead)
     if swapped is not None:
         missing = (*missing, f"the sentence {swapped}")

@@ -106,12 +106,19 @@ def test_runner_writes_json_markdown_and_chart(
     assert main(["run", "--suite", "fake", "--quick", "--out", str(tmp_path)]) == 0
     data = json.loads((tmp_path / "fake.json").read_text(encoding="utf-8"))
     assert data["suite"] == "fake" and data["quick"] is True and data["seconds"] >= 0
-    assert "environment" in data and data["environment"]["cpus"]
+    assert "environment" in data and data["environment"]["cpus"] and data["environment"]["cpu_model"]
     markdown = (tmp_path / "fake.md").read_text(encoding="utf-8")
     assert "| a | 12.3 |" in markdown and "| b | 1,500 |" in markdown
     assert (tmp_path / "fake.png").stat().st_size > 0
     assert "## Fake" in capsys.readouterr().out
     assert render_markdown(data).startswith("## Fake")
+
+
+def test_the_machine_line_names_the_cpu_and_the_instruction_sets_llama_cpp_was_built_for() -> None:
+    # another build of llama.cpp (AVX2 against AVX-512 kernels) rounds otherwise: a report says which one measured
+    env = {"cpus": 2, "platform": "Linux", "python": "3.11", "cpu_model": "AMD EPYC", "llama_cpp_cpu": "AVX2 FMA"}
+    line = render_markdown({"title": "x", "environment": env, "seconds": 1.0}).splitlines()[2]
+    assert "CPU: AMD EPYC" in line and "llama.cpp built for AVX2 FMA" in line
 
 
 def test_suites_are_registered() -> None:

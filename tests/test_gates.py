@@ -1200,6 +1200,35 @@ def test_colloquial_questions_are_answered(question: str, sentence: str, title: 
     assert check(asked(question), sentence, title=title).score >= 0.6
 
 
+@pytest.mark.parametrize("question, sentence, title, answered", [
+    # a value named for its kind: a people says a nationality, a range a voice, a rock what a peak is made of
+    ("What was Ansel Varro's nationality?", "The Norwegian painter Ansel Varro settled in Harwick in 1904.",
+     "Ansel Varro", True),
+    ("What was Ansel Varro's nationality?", "The painter Ansel Varro settled in Harwick in 1904.", "Ansel Varro", False),
+    ("What type of voice did Marit Olsen have?", "Marit Olsen (1901–1980) was a contralto who sang at the Harwick "
+                                                 "Opera.", "Marit Olsen", True),
+    ("What type of voice did Marit Olsen have?", "Marit Olsen (1901–1980) sang at the Harwick Opera for thirty years.",
+     "Marit Olsen", False),
+    ("What kind of stone is the Harwick Needle made of?", "The Harwick Needle is a granite stack off the point.",
+     "Harwick Needle", True),
+    # a work's credit says who made it; a gift who donated it; a ceremony's verb is the act
+    ("Who made the bronze bust of Ilse Brell?", "A bronze bust of her by the sculptor Tomas Wendt stands in the "
+                                                "square.", "Ilse Brell", True),
+    ("Who made the bronze bust of Ilse Brell?", "A bronze bust of her stands in the square.", "Ilse Brell", False),
+    ("Who donated the Long Meadow to the town?", "The town obtained it in 1911 as a gift from Ada Quell.",
+     "Long Meadow", True),
+    ("Who performed the opening of the Harwick lifeboat station?", "It was opened on 3 June 1996 by the actor "
+                                                                    "Rolf Imber.", "Harwick lifeboat station", True),
+    ("What caused the 1931 fire at the Harwick Mill?", "The fire of 1931 began in the drying loft, where a spark "
+                                                       "from a lamp ignited the wool.", "Harwick Mill", True),
+    ("What caused the 1931 fire at the Harwick Mill?", "The 1931 fire destroyed the drying loft of the mill.",
+     "Harwick Mill", False),
+])
+def test_what_is_asked_may_be_said_by_a_value_a_credit_or_a_ceremony(question: str, sentence: str, title: str,
+                                                                   answered: bool):
+    assert (check(asked(question), sentence, title=title).score >= 0.6) is answered
+
+
 def test_a_premise_is_judged_with_its_passage_title_and_a_rare_name_looked_up_in_so_many_words():
     school = Passage(chunk_id="ilse#1", doc_id="ilse", title="Ilse Brell", score=0.66,
                      text="She graduated from the Harwick School of Viticulture in 1987.")

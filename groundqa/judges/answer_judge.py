@@ -17,7 +17,7 @@ A judgment is a pure function of the prompt, the adapter, the base model and lla
 once :func:`set_disk_cache` names a file (``<home>/cache/answer-judge.sqlite``; the app turns it on with the other
 caches, ``cache = false`` turns it off): a new process (an evaluation run again, a calibration, a restarted server)
 reads what an earlier one judged instead of judging it again (``python -m benchmarks run --suite cache``). The key
-holds the adapter's sha256, the base model file's name and size and llama.cpp's version, so another adapter never
+holds the adapter's sha256, the base model file's name and size and llama.cpp's version and build, so another adapter never
 reads a margin it did not give. Benchmarks that time the judge run with the cache off.
 """
 
@@ -53,11 +53,11 @@ class AnswerJudge:
     def __init__(self, adapter: Path | None, base_gguf: Path, threads: int | None = None,
                  cache_size: int = CACHE_SIZE, identity: str | None = None) -> None:
         """``identity``: what the margins depend on besides the prompt, the disk cache's key prefix (by default
-        the adapter's sha256, the base model's name and size, and llama.cpp's version)."""
-        import llama_cpp
+        the adapter's sha256, the base model's name and size, and llama.cpp's version and the instruction sets it
+        was built for, :func:`~groundqa.lm.embedded.llama_cpp_build`: another build's margins differ a little)."""
         from llama_cpp import Llama
 
-        from groundqa.lm.embedded import _quiet_lora_buffer_warnings
+        from groundqa.lm.embedded import _quiet_lora_buffer_warnings, llama_cpp_build
 
         _quiet_lora_buffer_warnings()
         # threads as the embedded LM's engine takes them (``Settings.lm_threads``; all cores by default)
@@ -67,7 +67,7 @@ class AnswerJudge:
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, float] = OrderedDict()
         self.cache_size = cache_size
-        self.identity = identity or _identity(adapter, base_gguf, llama_cpp.__version__)
+        self.identity = identity or _identity(adapter, base_gguf, llama_cpp_build())
         self._disk: DiskKV | None = None
         self.stats = {"judged": 0, "from_disk": 0}
         """Judgments the model made, and those read from the disk cache, since the judge was loaded."""

@@ -123,6 +123,7 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "inaugurate": "open opened",
     "ban": "suspension suspended banned",
     "lawsuit": "case action suit claim",  # "the *lawsuit* over the drug" / "The *case* was filed in 1998"
+    "monk": "abbey monastery priory friary friar brother",  # "gave it *to the monks*" / "*the abbey* obtained it"
 })
 
 
