@@ -78,7 +78,8 @@ _YES_NO_Q = re.compile(rf"^{_AUX}\b", re.I)
 # "What job did X have …?", "What was the profession of …?": a trade or role ("a banker", "assistant engineer")
 _OCCUPATION_Q = re.compile(r"^(?:\w+ )?(?:what|which) (?:(?:is|was|are|were) )?(?:the |his |her |their |"
                            r"[A-Z][\w-]*(?: [A-Z][\w-]*)*'s )?(?:job|"
-                           r"profession|occupation|trade|line of work)\b", re.I)
+                           r"profession|occupation|trade|line of work|line of business)\b"
+                           r"|^(?:what|which) (?:did|does|do) .+ do for a living\b", re.I)
 # "What is the station's research boat *called*?", "What was the ship named?": a name is asked for
 _NAME_Q = re.compile(r"^(?:what|which)\b.*\b(?:called|named)\W*$", re.I)
 
@@ -146,6 +147,9 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\bfree of charge\b", re.I), "free"),
            (re.compile(r"\bhead (?:office|offices|quarters)\b", re.I), "headquarters"),
            (re.compile(r"\bt(?:ake|akes|ook|aken|aking) out of (?:service|use|commission)\b", re.I), "decommissioned"),
+           # a trade in other words ("What *line of business* was he in?", "What did her father *do for a living*?")
+           (re.compile(r"\bline of (?:business|work)\b", re.I), "trade"),
+           (re.compile(r"\bdo for a living\b", re.I), "trade"),
            # an act done as a ceremony ("Who *performed the opening of* the visitor centre?" / "It was *opened* … by")
            (re.compile(r"\b(?:perform|performs|performed|performing) the (open|clos)ing (?:ceremony )?of\b", re.I),
             r"\1ed"),
@@ -1109,7 +1113,8 @@ _LIFE_WORDS = _LIFE_EVENTS | {"birth", "death"}
 _AREA_SIGNS = re.compile(r"\d\s*(?:m²|km²|ha)\b|\d\s*(?:m|km|metres?|meters?|feet|ft)\s*(?:by|x|×)\s*\d")
 # What says a term without its word, which no word list sees: a unit written as a sign ("held at 20 °C", "for
 # £3,400"), a cause in so many words ("caused by")
-_SIGNS = {_CAUSE: re.compile(r"\b(?:caused|started|sparked|triggered|set off) by\b|\bblamed on\b|\bdue to\b|"
+_SIGNS = {stem("score"): re.compile(r"\d\s*(?:to|–|-)\s*\d"),  # "won by 7½ *to* 6½" gives the final score
+          _CAUSE: re.compile(r"\b(?:caused|started|sparked|triggered|set off) by\b|\bblamed on\b|\bdue to\b|"
                              r"\bbecause of\b|\bresult of\b|\btraced to\b|\bforced (?:him|her|them|it) to\b|"
                              # what set a fire going ("a faulty heater *had ignited* stored scenery")
                              r"\b(?:had |was |were )?(?:ignited|set fire to|set alight)\b", re.I),

@@ -1223,6 +1223,22 @@ def test_colloquial_questions_are_answered(question: str, sentence: str, title: 
                                                        "from a lamp ignited the wool.", "Harwick Mill", True),
     ("What caused the 1931 fire at the Harwick Mill?", "The 1931 fire destroyed the drying loft of the mill.",
      "Harwick Mill", False),
+    # a trade asked in other words, a gate for an attendance, a score by its two sides, a misspelt question word
+    ("What line of business was Tomas Wendt in?", "Tomas Wendt (1850–1911) was a timber merchant and a magistrate.",
+     "Tomas Wendt", True),
+    ("What did Tomas Wendt do for a living?", "Tomas Wendt (1850–1911) was a timber merchant and a magistrate.",
+     "Tomas Wendt", True),
+    ("What did Tomas Wendt do for a living?", "Tomas Wendt (1850–1911) married Ada Quell in 1878.", "Tomas Wendt",
+     False),
+    ("Average home league gate for Harwick Rovers in 2015?", "Home attendance averaged 2,310 in the league in 2015.",
+     "Harwick Rovers", True),
+    ("What was the final score of the Harwick Derby?", "Rovers won by 3 to 1 in the final minutes.", "Harwick Derby",
+     True),
+    ("What was the final score of the Harwick Derby?", "Rovers won the final in extra time.", "Harwick Derby", False),
+    ("What equation decribes the motion of the Harwick pendulum?", "Its motion is described by the Wendt equation.",
+     "Harwick pendulum", True),
+    ("Who painted the Harwick altarpiece?", "The Harwick altarpiece was printed by Tomas Wendt.", "Harwick altarpiece",
+     False),
 ])
 def test_what_is_asked_may_be_said_by_a_value_a_credit_or_a_ceremony(question: str, sentence: str, title: str,
                                                                    answered: bool):
