@@ -125,7 +125,7 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "lawsuit": "case action suit claim",  # "the *lawsuit* over the drug" / "The *case* was filed in 1998"
     "gate": "attendance crowd crowds spectators visitors",  # "the average home *gate*" / "*attendance* of 1,790"
     "crowd": "people spectators onlookers attendance",
-    "trophy": "cup shield prize award medal",  # "the youth competition *trophy*" / "awards the Quillan *Cup*"
+    "trophy": "shield prize award awards awarded medal",  # "the youth competition *trophy*" / "*awards* the Quillan Cup"
     "decide": "decision",  # "Why did the board *decide* to shut it?" / "announced the *decision*, citing …"
     "offer": "invitation invited proposal",  # "turn down the *offer*" / "declined an *invitation*"
     "repurchase": "bought buy back regained recovered",  # "*repurchased*" / "*bought back* by public subscription"
