@@ -21,7 +21,15 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before litellm is imported (groundqa/__init__.py)
 
 from benchmarks.registry import DEFAULT_OUT, GROUPS, TARGET_S, load_suites  # noqa: E402
-from benchmarks.report import cpu_load, environment, render_chart, render_markdown, render_summary  # noqa: E402
+from benchmarks.report import (  # noqa: E402
+    code_roots,
+    cpu_load,
+    environment,
+    mixed_trees,
+    render_chart,
+    render_markdown,
+    render_summary,
+)
 
 
 def build_parser(suites: Sequence[str]) -> argparse.ArgumentParser:
@@ -80,6 +88,9 @@ def run_suite(name: str, args: argparse.Namespace, command: str) -> dict[str, An
     suites = load_suites()
     if getattr(args, "wait_idle", 0.0):
         wait_for_idle(args.wait_idle, getattr(args, "idle_load", 0.8))
+    mixed = mixed_trees(code_roots())
+    if mixed:
+        print(f"warning: {mixed}", file=sys.stderr)
     started = dt.datetime.now(dt.timezone.utc)
     load_start = cpu_load()
     clock = time.perf_counter()

@@ -174,9 +174,40 @@ def environment() -> dict[str, Any]:
         if module is not None:
             info[package] = getattr(module, "__version__", "?")
     info["cpu_model"] = cpu_model()
+    info["code"] = code_roots()
     if "llama_cpp" in sys.modules:
         info["llama_cpp_cpu"] = llama_cpp_features()
     return info
+
+
+def code_roots() -> dict[str, str]:
+    """Where ``groundqa`` and the packages it maps from the project's top level (``groundqa.programs``, …) were
+    imported from: an editable install's import finder serves those from the tree it was installed from, so a second
+    checkout run with ``python -m benchmarks`` can measure its own core with another tree's rules."""
+    import importlib
+
+    roots: dict[str, str] = {}
+    for name in ("groundqa", "groundqa.programs", "groundqa.signatures", "groundqa.metrics", "groundqa.datasets"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        roots[name] = str(Path(module.__file__ or "").resolve().parent)
+    return roots
+
+
+def mixed_trees(roots: dict[str, str]) -> str | None:
+    """A one-line warning when ``roots`` (:func:`code_roots`) come from more than one tree, else ``None``: each
+    subpackage sits inside ``groundqa`` (an installed copy) or beside it (the project's layout)."""
+    core = roots.get("groundqa")
+    if core is None:
+        return None
+    homes = {Path(core), Path(core).parent}
+    strays = [f"{name} from {path}" for name, path in roots.items()
+              if name != "groundqa" and Path(path).parent not in homes]
+    if not strays:
+        return None
+    return f"groundqa is imported from {core} but {', '.join(strays)}: the figures would mix two trees"
 
 
 def cpu_model() -> str:

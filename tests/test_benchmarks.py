@@ -18,7 +18,7 @@ if _REPO not in sys.path:
 
 from benchmarks import registry  # noqa: E402
 from benchmarks.__main__ import main  # noqa: E402
-from benchmarks.report import markdown_table, render_markdown, render_summary  # noqa: E402
+from benchmarks.report import code_roots, markdown_table, mixed_trees, render_markdown, render_summary  # noqa: E402
 from benchmarks.retrieval import generate_corpus, run_retrieval, tables  # noqa: E402
 
 
@@ -119,6 +119,16 @@ def test_the_machine_line_names_the_cpu_and_the_instruction_sets_llama_cpp_was_b
     env = {"cpus": 2, "platform": "Linux", "python": "3.11", "cpu_model": "AMD EPYC", "llama_cpp_cpu": "AVX2 FMA"}
     line = render_markdown({"title": "x", "environment": env, "seconds": 1.0}).splitlines()[2]
     assert "CPU: AMD EPYC" in line and "llama.cpp built for AVX2 FMA" in line
+
+
+def test_a_run_says_when_its_rules_come_from_another_tree_than_its_core() -> None:
+    # an editable install serves groundqa.programs from the tree it was installed from, whatever checkout runs
+    roots = code_roots()
+    assert set(roots) >= {"groundqa", "groundqa.programs"} and mixed_trees(roots) is None
+    assert mixed_trees({"groundqa": "/a/groundqa", "groundqa.programs": "/a/programs"}) is None  # the project layout
+    assert mixed_trees({"groundqa": "/a/py/groundqa", "groundqa.programs": "/a/py/groundqa/programs"}) is None
+    warning = mixed_trees({"groundqa": "/snap/groundqa", "groundqa.programs": "/work/programs"})
+    assert warning is not None and "groundqa.programs from /work/programs" in warning
 
 
 def test_suites_are_registered() -> None:
