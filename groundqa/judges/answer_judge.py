@@ -17,8 +17,9 @@ A judgment is a pure function of the prompt, the adapter, the base model and lla
 once :func:`set_disk_cache` names a file (``<home>/cache/answer-judge.sqlite``; the app turns it on with the other
 caches, ``cache = false`` turns it off): a new process (an evaluation run again, a calibration, a restarted server)
 reads what an earlier one judged instead of judging it again (``python -m benchmarks run --suite cache``). The key
-holds the adapter's sha256, the base model file's name and size and llama.cpp's version and build, so another adapter never
-reads a margin it did not give. Benchmarks that time the judge run with the cache off.
+holds the adapter's sha256, the base model file's name and size and llama.cpp's version and build (its instruction
+sets), so another adapter, or another machine's build, never reads a margin it did not give. Benchmarks that time the
+judge run with the cache off.
 """
 
 from __future__ import annotations

@@ -457,9 +457,9 @@ def llama_cpp_build() -> str:
     """llama.cpp's version and the instruction sets it was built for ("0.3.36 AVX AVX2 … AVX512 …").
 
     llama.cpp is compiled for the machine that installs it, and another set of kernels (AVX2 against AVX-512)
-    rounds otherwise: on this machine the answer judge's margins moved by 0.10 on average (at most 0.33; a
-    median margin is 5.3) between the two builds of 0.3.36, where the same build gives the same margins
-    bit for bit. Whatever keeps the model's numbers across runs keys them by this, and a benchmark says it."""
+    rounds otherwise: the answer judge's margins moved by 0.10 on average (at most 0.33; a median margin is 5.3)
+    between an AVX2 and an AVX-512 build of 0.3.36, where one build gives the same margins bit for bit
+    (docs/BENCHMARKS.md, session 33). A cache of the model's numbers is keyed by this, and a benchmark records it."""
     import llama_cpp
 
     try:
