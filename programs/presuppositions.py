@@ -153,6 +153,13 @@ def _look_up(question: str, subject: str) -> list[Presupposition]:
     return _claims(items)
 
 
+# "Which *company* sponsors development of X?", "Which *body* granted …": a noun, then the verb the remainder starts with
+_SLOT_HEAD = re.compile(r"^[a-z]{3,}(?<!ed)(?<!ing)$")
+_VERB_AFTER_HEAD = re.compile(r"^(?:[a-z]{2,}(?:ed|es|s)|sank|won|led|built|made|gave|took|wrote|ran|held|bought|sold|"
+                              r"left|began|became|brought|caught|drew|drove|fell|flew|fought|found|grew|kept|knew|lost|"
+                              r"met|paid|rose|sent|set|taught|told|threw|beat|chose|broke|owned|owns|hit|shut|sang)$")
+
+
 def _split_slot(text: str) -> tuple[str, str, str] | None:
     """``(wh-word, slot modifiers, remainder)`` of a wh-question, else ``None``."""
     match = _WH.match(text)
@@ -174,7 +181,8 @@ def _split_slot(text: str) -> tuple[str, str, str] | None:
         slot: list[str] = []
         while words and not re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) and not words[0][:1].isupper():
             slot.append(words.pop(0))
-        if words:  # the slot ran up to an auxiliary: keep its modifiers, drop its head noun
+        if words and re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I):
+            # the slot ran up to an auxiliary: keep its modifiers, drop its head noun
             # ("which day *of the week* can't …": the head is before "of", what follows it up to the auxiliary
             # only types it)
             typed = re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) and (slot[-2:-1] == ["of"] or slot[-3:-2] == ["of"])
@@ -183,8 +191,17 @@ def _split_slot(text: str) -> tuple[str, str, str] | None:
             # "What *kind of organisation* owns the Sentinel?": the kind only types the answer
             modifiers = re.sub(r"^(?:kinds?|types?|sorts?) of \w+\s*", "", modifiers, flags=re.I)
             rest = " ".join(words)
-        else:  # no auxiliary: "What happened to X?", "Which ship sank ..." — the verb is in the slot
-            rest = " ".join(slot)
+        else:  # no auxiliary: "What happened to X?", "Which ship sank …" — the verb is in the slot, the slot may run
+            # up to a name ("Which company sponsors development of *Quorvane*?")
+            if len(slot) > 2 and re.fullmatch(r"kinds?|types?|sorts?", slot[0], re.I) and slot[1].lower() == "of":
+                slot = slot[2:]  # "What kind of organisation owns …": the kind only types the answer
+            # "Which *company* sponsors …", "Which professional *body* admitted …": the head only types the answer, as
+            # before an auxiliary; its modifiers are kept
+            verb = next((i for i in range(1, min(len(slot), 4)) if _VERB_AFTER_HEAD.match(slot[i])), 0)
+            if verb and all(_SLOT_HEAD.match(w) for w in slot[:verb]):
+                modifiers = " ".join(slot[: verb - 1])
+                slot = slot[verb:]
+            rest = " ".join(slot + words)
     return wh, modifiers, rest.strip()
 
 

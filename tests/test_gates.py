@@ -460,6 +460,20 @@ def test_what_a_look_up_asks_about_is_asked_and_what_a_why_question_explains_is_
     assert claims and claims[0].role == role
 
 
+@pytest.mark.parametrize("question, claim", [
+    # the slot's head noun only types the answer, whether the slot runs up to an auxiliary or, with its verb, up to
+    # a name: a passage that says "sponsored by the Hallam Foundation" need not call it a company
+    ("Which company sponsors development of Quorvane?", "sponsors development of Quorvane"),
+    ("Which body granted the Lantern Playhouse protected status?", "granted the Lantern Playhouse protected status"),
+    ("Which tram worked the final service in 1961?", "worked the final service in 1961"),
+    ("What kind of organisation sponsors the Harwick Regatta?", "sponsors the Harwick Regatta"),
+    # a name first is the subject, not a slot ("Which *Calder* ferry sank …")
+    ("Which Calder ferry sank in 1921?", "Calder ferry sank in 1921"),
+])
+def test_a_slot_head_before_its_verb_is_no_part_of_what_is_asked(question: str, claim: str):
+    assert heuristic_presuppositions(question)[0].claim == claim
+
+
 def test_a_subject_question_takes_its_named_object_to_exist():
     claims = heuristic_presuppositions("Who founded the Calder Island airport?")
     assert [(c.claim, c.kind, c.role) for c in claims][1] == ("Calder Island airport", "existence", "asserted")
