@@ -181,8 +181,16 @@ def _split_slot(text: str) -> tuple[str, str, str] | None:
         slot: list[str] = []
         while words and not re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) and not words[0][:1].isupper():
             slot.append(words.pop(0))
-        if words and re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I):
-            # the slot ran up to an auxiliary: keep its modifiers, drop its head noun
+        if len(slot) > 2 and re.fullmatch(r"kinds?|types?|sorts?", slot[0], re.I) and slot[1].lower() == "of":
+            kind_of, slot = slot[:2], slot[2:]  # "What kind of organisation owns …": the kind only types the answer
+        else:
+            kind_of = []
+        # "Which *company* sponsors …", "Which professional *body* admitted …": the slot's verb, after its head noun
+        verb = next((i for i in range(1, min(len(slot), 4)) if _VERB_AFTER_HEAD.match(slot[i])), 0)
+        verb = verb if verb and all(_SLOT_HEAD.match(w) for w in slot[:verb]) else 0
+        slot = kind_of + slot
+        if words and (verb == 0 or re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I)):
+            # the slot ran up to an auxiliary (or a name): keep its modifiers, drop its head noun
             # ("which day *of the week* can't …": the head is before "of", what follows it up to the auxiliary
             # only types it)
             typed = re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) and (slot[-2:-1] == ["of"] or slot[-3:-2] == ["of"])
@@ -191,16 +199,12 @@ def _split_slot(text: str) -> tuple[str, str, str] | None:
             # "What *kind of organisation* owns the Sentinel?": the kind only types the answer
             modifiers = re.sub(r"^(?:kinds?|types?|sorts?) of \w+\s*", "", modifiers, flags=re.I)
             rest = " ".join(words)
-        else:  # no auxiliary: "What happened to X?", "Which ship sank …" — the verb is in the slot, the slot may run
-            # up to a name ("Which company sponsors development of *Quorvane*?")
-            if len(slot) > 2 and re.fullmatch(r"kinds?|types?|sorts?", slot[0], re.I) and slot[1].lower() == "of":
-                slot = slot[2:]  # "What kind of organisation owns …": the kind only types the answer
-            # "Which *company* sponsors …", "Which professional *body* admitted …": the head only types the answer, as
-            # before an auxiliary; its modifiers are kept
-            verb = next((i for i in range(1, min(len(slot), 4)) if _VERB_AFTER_HEAD.match(slot[i])), 0)
-            if verb and all(_SLOT_HEAD.match(w) for w in slot[:verb]):
-                modifiers = " ".join(slot[: verb - 1])
-                slot = slot[verb:]
+        else:  # no auxiliary: "What happened to X?", "Which ship sank …" — the verb is in the slot, which may run up
+            # to a name ("Which company sponsors development of *Quorvane*?"); the head only types the answer, as
+            # before an auxiliary, and its modifiers are kept
+            if verb:
+                modifiers = " ".join(slot[len(kind_of): len(kind_of) + verb - 1])
+                slot = slot[len(kind_of) + verb:]
             rest = " ".join(slot + words)
     return wh, modifiers, rest.strip()
 
