@@ -157,7 +157,7 @@ def _look_up(question: str, subject: str) -> list[Presupposition]:
 _SLOT_HEAD = re.compile(r"^[a-z]{3,}(?<!ed)(?<!ing)$")
 _VERB_AFTER_HEAD = re.compile(r"^(?:[a-z]{2,}(?:ed|es|s)|sank|won|led|built|made|gave|took|wrote|ran|held|bought|sold|"
                               r"left|began|became|brought|caught|drew|drove|fell|flew|fought|found|grew|kept|knew|lost|"
-                              r"met|paid|rose|sent|set|taught|told|threw|beat|chose|broke|owned|owns|hit|shut|sang)$")
+                              r"met|paid|rose|sent|set|taught|told|threw|beat|chose|broke|hit|shut|sang)$")
 
 
 def _split_slot(text: str) -> tuple[str, str, str] | None:
@@ -181,19 +181,18 @@ def _split_slot(text: str) -> tuple[str, str, str] | None:
         slot: list[str] = []
         while words and not re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) and not words[0][:1].isupper():
             slot.append(words.pop(0))
-        if len(slot) > 2 and re.fullmatch(r"kinds?|types?|sorts?", slot[0], re.I) and slot[1].lower() == "of":
-            kind_of, slot = slot[:2], slot[2:]  # "What kind of organisation owns …": the kind only types the answer
-        else:
-            kind_of = []
+        auxiliary = bool(words) and re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) is not None
         # "Which *company* sponsors …", "Which professional *body* admitted …": the slot's verb, after its head noun
-        verb = next((i for i in range(1, min(len(slot), 4)) if _VERB_AFTER_HEAD.match(slot[i])), 0)
-        verb = verb if verb and all(_SLOT_HEAD.match(w) for w in slot[:verb]) else 0
-        slot = kind_of + slot
-        if words and (verb == 0 or re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I)):
-            # the slot ran up to an auxiliary (or a name): keep its modifiers, drop its head noun
+        # (past "kind of", which only types the answer: "What kind of organisation owns …")
+        skip = 2 if len(slot) > 2 and re.fullmatch(r"kinds?|types?|sorts?", slot[0], re.I) and slot[1].lower() == "of" else 0
+        verb = next((i for i in range(skip + 1, min(len(slot), skip + 4)) if _VERB_AFTER_HEAD.match(slot[i])), 0)
+        if verb and not all(_SLOT_HEAD.match(w) for w in slot[skip:verb]):
+            verb = 0
+        if words and (auxiliary or not verb):
+            # the slot ran up to an auxiliary (or, with no verb in it, a name): keep its modifiers, drop its head noun
             # ("which day *of the week* can't …": the head is before "of", what follows it up to the auxiliary
             # only types it)
-            typed = re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) and (slot[-2:-1] == ["of"] or slot[-3:-2] == ["of"])
+            typed = auxiliary and (slot[-2:-1] == ["of"] or slot[-3:-2] == ["of"])
             head = max(i for i, w in enumerate(slot) if w == "of") - 1 if typed else len(slot) - 1
             modifiers = " ".join(w for w in slot[:head] if w.lower() not in _ARTICLES)  # "What's the …" leaves no "'s the"
             # "What *kind of organisation* owns the Sentinel?": the kind only types the answer
@@ -203,8 +202,7 @@ def _split_slot(text: str) -> tuple[str, str, str] | None:
             # to a name ("Which company sponsors development of *Quorvane*?"); the head only types the answer, as
             # before an auxiliary, and its modifiers are kept
             if verb:
-                modifiers = " ".join(slot[len(kind_of): len(kind_of) + verb - 1])
-                slot = slot[len(kind_of) + verb:]
+                modifiers, slot = " ".join(slot[skip: verb - 1]), slot[verb:]
             rest = " ".join(slot + words)
     return wh, modifiers, rest.strip()
 

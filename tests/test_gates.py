@@ -460,6 +460,13 @@ def test_what_a_look_up_asks_about_is_asked_and_what_a_why_question_explains_is_
     assert claims and claims[0].role == role
 
 
+def test_a_misspelling_is_forgiven_only_in_a_word_wordnet_does_not_know_as_a_noun():
+    what = asked("Which printer produced the Harwick Gazette in 1880?")
+    # "printer" is one letter off "painter", and both are nouns: not a misspelling, so the asked trade is unsaid
+    assert "printer" in check(what, "The painter Tomas Wendt produced the Harwick Gazette in 1880.").missing
+    assert check(asked("What equation decribes its motion?"), "Its motion is described by the Wendt equation.").missing == ()
+
+
 @pytest.mark.parametrize("question, claim", [
     # the slot's head noun only types the answer, whether the slot runs up to an auxiliary or, with its verb, up to
     # a name: a passage that says "sponsored by the Hallam Foundation" need not call it a company
