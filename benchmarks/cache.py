@@ -161,7 +161,7 @@ def cache_suite(args: argparse.Namespace) -> dict[str, Any]:
         store = build_store(home / "chroma", data.docs, settings, data.collection("cache"))
         try:
             lm = configure_lm(settings)  # DSPy, retrieval and embedding caches under <home>/cache
-            warm_up(unwrap(lm), store)
+            warm_up(unwrap(lm), store, judge_settings=base)
             load_before = load_average_text()
             outcome = run_cache(settings, store, data.questions, home)
             load_after = load_average_text()

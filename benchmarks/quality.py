@@ -459,7 +459,7 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
     inner = unwrap(guarded)
     with scratch_dir("groundqa-peers-") as tmp:
         store = build_store(tmp / "chroma", data.docs, settings, data.collection("peers"))
-        warm_s = warm_up(inner, store)
+        warm_s = warm_up(inner, store, judge_settings=settings)
         load_before = load_average_text()
         outcome = run_quality(inner, store, data.questions, data.train, settings, settings.lm,
                               program_path=program_path, programs=programs, peer_reasoning=peer_reasoning,

@@ -73,7 +73,8 @@ def render_markdown(result: dict[str, Any]) -> str:
             f"Python {env.get('python', '')}; run took {fmt(float(result.get('seconds', 0.0)))} s; "
             f"load average at start {_load(env.get('load_average_start'))}, at end {_load(env.get('load_average'))}."
             + (f" CPU: {env['cpu_model']}" if env.get("cpu_model") else "")
-            + (f"; llama.cpp built for {env['llama_cpp_cpu']}." if env.get("llama_cpp_cpu") else ""),
+            + (f"; llama.cpp built for {env['llama_cpp_cpu']}." if env.get("llama_cpp_cpu") else "")
+            + (f" Answer judge: {env['answer_judge']}." if env.get("answer_judge") else ""),
             "",
         ]
     for table in result.get("tables", []):
@@ -177,6 +178,10 @@ def environment() -> dict[str, Any]:
     info["code"] = code_roots()
     if "llama_cpp" in sys.modules:
         info["llama_cpp_cpu"] = llama_cpp_features()
+    if "groundqa.judges.answer_judge" in sys.modules:
+        from groundqa.judges.answer_judge import loaded_judges
+
+        info["answer_judge"] = "; ".join(loaded_judges()) or None
     return info
 
 

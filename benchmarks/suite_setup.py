@@ -199,15 +199,22 @@ def build_store(directory: Path, docs: Sequence[Document], settings: Any, name: 
     return store
 
 
-def warm_up(inner_lm: Any, store: CorpusStore) -> float:
-    """Load the LM, the embedding model and the offline judge before anything is timed; returns seconds."""
+def warm_up(inner_lm: Any, store: CorpusStore, judge_settings: Any = None) -> float:
+    """Load the LM, the embedding model, the offline judge and, given ``judge_settings`` (the suite's settings, on the
+    embedded default, whose gates ask it), the tuned answer judge from that home's model cache before anything is timed
+    (on a fresh home that writes its merged model once, about 15 s: :mod:`groundqa.lm.finetune.merge`); returns
+    seconds."""
     from groundqa.judges import get_judge
+    from groundqa.judges.answer_judge import configure_answer_judge, shared_answer_judge
 
     started = time.perf_counter()
     with contextlib.suppress(Exception):
         inner_lm(messages=[{"role": "user", "content": "Warm-up."}], max_tokens=4)
     store.query("warm-up", 1)
     get_judge("offline").judge("The harbor has lights.", ["The harbor has twelve lights."])
+    if judge_settings is not None and str(judge_settings.lm).startswith("embedded"):
+        configure_answer_judge(judge_settings.cache_dir, judge_settings.lm_threads, judge_settings.judge_merged)
+        shared_answer_judge()
     return time.perf_counter() - started
 
 

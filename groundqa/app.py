@@ -80,7 +80,7 @@ def build_program(settings: Settings, store: CorpusStore | None = None, program_
     from groundqa.programs.grounded_qa import GroundedQA, QAConfig
     from groundqa.programs.retriever import Retriever
 
-    configure_answer_judge(settings.cache_dir, settings.lm_threads)  # the embedded model's own GGUF
+    configure_answer_judge(settings.cache_dir, settings.lm_threads, settings.judge_merged)  # the LM's own GGUF
     store = store or open_store(settings)
     cache = RetrievalCache(Path(settings.cache_dir) / "retrieval") if settings.cache else None
     retriever = Retriever(store, k=settings.k, cache=cache)

@@ -118,7 +118,11 @@ def test_the_machine_line_names_the_cpu_and_the_instruction_sets_llama_cpp_was_b
     # another build of llama.cpp (AVX2 against AVX-512 kernels) rounds otherwise: a report says which one measured
     env = {"cpus": 2, "platform": "Linux", "python": "3.11", "cpu_model": "AMD EPYC", "llama_cpp_cpu": "AVX2 FMA"}
     line = render_markdown({"title": "x", "environment": env, "seconds": 1.0}).splitlines()[2]
-    assert "CPU: AMD EPYC" in line and "llama.cpp built for AVX2 FMA" in line
+    assert "CPU: AMD EPYC" in line and "llama.cpp built for AVX2 FMA" in line and "Answer judge" not in line
+    # so does the answer judge's adapter merged into the weights against the same adapter applied at run time
+    env["answer_judge"] = "answer-judge.gguf merged, q8_0-v1"
+    line = render_markdown({"title": "x", "environment": env, "seconds": 1.0}).splitlines()[2]
+    assert line.endswith("Answer judge: answer-judge.gguf merged, q8_0-v1.")
 
 
 def test_a_run_says_when_its_rules_come_from_another_tree_than_its_core() -> None:
@@ -133,7 +137,21 @@ def test_a_run_says_when_its_rules_come_from_another_tree_than_its_core() -> Non
 
 def test_suites_are_registered() -> None:
     suites = registry.load_suites()
-    assert {"retrieval", "lm", "selection"} <= set(suites)
+    assert {"retrieval", "lm", "selection", "judge"} <= set(suites)
+
+
+def test_the_judge_suite_reads_judge_prompts_and_reports_ratios_to_the_run_time_adapter() -> None:
+    from benchmarks.judge_speed import headline, judge_prompts, tables
+
+    prompts = judge_prompts(3, seed=13)
+    assert prompts == judge_prompts(3, seed=13) and len(set(prompts)) == 3
+    assert all(p.endswith("\nDoes the text answer the question? Answer:") and "\nQuestion: " in p for p in prompts)
+    rows = [{"engine": e, "ms_per_judgment": ms, "ms_spread": [ms, ms], "vs_applied": ms / 200}
+            for e, ms in (("merged", 160.0), ("applied", 200.0), ("base", 150.0))]
+    results = {"rows": rows, "mean_prompt_tokens": 72.0}
+    table = tables(results)[0]
+    assert table["rows"][0][-1] == "0.80" and table["rows"][1][-1] == "1.00" and "72-token" in table["title"]
+    assert headline(results) == ["answer judge ms per judgment: merged 160, run-time adapter 200 (×0.80), base model 150"]
 
 
 def test_all_writes_a_summary_with_headlines_and_failures(

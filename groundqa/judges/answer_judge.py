@@ -24,6 +24,7 @@ judge run with the cache off.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import sqlite3
@@ -52,23 +53,31 @@ class AnswerJudge:
     """A LoRA adapter on the embedded model in llama.cpp: :meth:`margin` = logit(" yes") - logit(" no")."""
 
     def __init__(self, adapter: Path | None, base_gguf: Path, threads: int | None = None,
-                 cache_size: int = CACHE_SIZE, identity: str | None = None) -> None:
-        """``identity``: what the margins depend on besides the prompt, the disk cache's key prefix (by default
-        the adapter's sha256, the base model's name and size, and llama.cpp's version and the instruction sets it
-        was built for, :func:`~groundqa.lm.embedded.llama_cpp_build`: another build's margins differ a little)."""
+                 cache_size: int = CACHE_SIZE, identity: str | None = None, merged: Path | None = None) -> None:
+        """``merged``: ``adapter`` already merged into ``base_gguf``'s weights
+        (:func:`~groundqa.lm.finetune.merge.merged_model`), which llama.cpp then runs without applying the adapter,
+        a fifth faster. ``identity``: what the margins depend on besides the prompt, the disk cache's key prefix (by
+        default the adapter's sha256, whether and how it is merged, the base model's name and size, and llama.cpp's
+        version and the instruction sets it was built for, :func:`~groundqa.lm.embedded.llama_cpp_build`: another
+        build's margins differ a little)."""
         from llama_cpp import Llama
 
         from groundqa.lm.embedded import _quiet_lora_buffer_warnings, llama_cpp_build
 
         _quiet_lora_buffer_warnings()
+        lora = None if merged is not None or adapter is None else str(adapter)
         # threads as the embedded LM's engine takes them (``Settings.lm_threads``; all cores by default)
-        self.llm = Llama(model_path=str(base_gguf), lora_path=str(adapter) if adapter else None, n_ctx=1024,
+        self.llm = Llama(model_path=str(merged or base_gguf), lora_path=lora, n_ctx=1024,
                          n_threads=threads or max(1, os.cpu_count() or 1), verbose=False)
+        self.merged = merged is not None
+        # freed while llama_cpp is still whole: at interpreter exit its __del__ finds the library's functions gone
+        # and prints "Exception ignored ... TypeError" on stderr
+        atexit.register(self.llm.close)
         self.yes, self.no = (self.llm.tokenize(f" {w}".encode(), add_bos=False, special=False)[0] for w in ("yes", "no"))
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, float] = OrderedDict()
         self.cache_size = cache_size
-        self.identity = identity or _identity(adapter, base_gguf, llama_cpp_build())
+        self.identity = identity or _identity(adapter, base_gguf, llama_cpp_build(), self.merged)
         self._disk: DiskKV | None = None
         self.stats = {"judged": 0, "from_disk": 0}
         """Judgments the model made, and those read from the disk cache, since the judge was loaded."""
@@ -139,10 +148,13 @@ class AnswerJudge:
         self._disk = None
 
 
-def _identity(adapter: Path | None, base_gguf: Path, engine: str) -> str:
+def _identity(adapter: Path | None, base_gguf: Path, engine: str, merged: bool = False) -> str:
     from groundqa.lm.finetune.adapter import adapter_sha256
+    from groundqa.lm.finetune.merge import MERGE_FORMAT
 
     tuned = adapter_sha256(adapter) if adapter is not None else "base"
+    if merged and adapter is not None:
+        tuned += f" merged {MERGE_FORMAT}"
     return f"{tuned}:{Path(base_gguf).name}:{Path(base_gguf).stat().st_size}:llama.cpp {engine}"
 
 
@@ -152,6 +164,8 @@ class _Setup:
 
     cache_dir: Path
     threads: int | None = None
+    merged: bool = True
+    """Run the judge on a copy of the model with its adapter merged into the weights (``Settings.judge_merged``)."""
 
 
 _lock = threading.Lock()
@@ -159,14 +173,15 @@ _setup: _Setup | None = None
 _shared: dict[Path, AnswerJudge] = {}  # adapter -> judge
 
 
-def configure_answer_judge(cache_dir: Path, threads: int | None = None) -> _Setup:
+def configure_answer_judge(cache_dir: Path, threads: int | None = None, merged: bool = True) -> _Setup:
     """Load judges from the embedded model of ``cache_dir`` (``Settings.cache_dir``) with ``threads``
-    (``Settings.lm_threads``): the application calls it when it builds a program, so a judge runs the very file the
-    LM does (``--home``, a config file) and never assembles another. A judge already loaded stays: its model file
-    is the same bytes whichever home holds it (its sha256 is pinned)."""
+    (``Settings.lm_threads``), the adapter merged into a copy of the model there or not (``Settings.judge_merged``):
+    the application calls it when it builds a program, so a judge runs the very file the LM does (``--home``, a
+    config file) and never assembles another. A judge already loaded stays: its model file is the same bytes
+    whichever home holds it (its sha256 is pinned)."""
     global _setup
     with _lock:
-        _setup = _Setup(Path(cache_dir), threads)
+        _setup = _Setup(Path(cache_dir), threads, merged)
         return _setup
 
 
@@ -176,6 +191,7 @@ def shared_answer_judge(adapter: Path | None = None) -> AnswerJudge:
     is resolved (and its sha256 checked) once, where :func:`configure_answer_judge` said, else under the default
     settings' home."""
     from groundqa.lm.finetune.adapter import verify_adapter
+    from groundqa.lm.finetune.merge import merged_model
     from groundqa.lm.gemma import model_path
 
     setup = _setup
@@ -183,14 +199,26 @@ def shared_answer_judge(adapter: Path | None = None) -> AnswerJudge:
         from groundqa.config import Settings
 
         settings = Settings()
-        setup = configure_answer_judge(settings.cache_dir, settings.lm_threads)
+        setup = configure_answer_judge(settings.cache_dir, settings.lm_threads, settings.judge_merged)
     path = Path(adapter) if adapter is not None else SHIPPED
     with _lock:
         if path not in _shared:
             base = model_path(setup.cache_dir)
-            verify_adapter(path, SHIPPED_SHA256 if adapter is None else None, base)
-            _shared[path] = AnswerJudge(path, base, setup.threads)
+            info = verify_adapter(path, SHIPPED_SHA256 if adapter is None else None, base)
+            merged = merged_model(base, info, setup.cache_dir / "merged") if setup.merged else None
+            _shared[path] = AnswerJudge(path, base, setup.threads, merged=merged)
         return _shared[path]
+
+
+def loaded_judges() -> list[str]:
+    """How each judge loaded in this process runs: its adapter's file name and whether the adapter is merged into the
+    model's weights (:mod:`groundqa.lm.finetune.merge`) or applied by llama.cpp at run time (benchmarks record it)."""
+    from groundqa.lm.finetune.merge import MERGE_FORMAT
+
+    with _lock:
+        judges = dict(_shared)
+    return [f"{path.name} {'merged, ' + MERGE_FORMAT if judge.merged else 'applied at run time'}"
+            for path, judge in judges.items()]
 
 
 def clear_memory_caches() -> None:
