@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import dspy
@@ -97,6 +98,43 @@ def test_generic_prediction_program():
     rep = evaluate(rag, QUESTIONS[:3], progress=False)
     assert rep.records[2].abstained and rep.records[2].scores.score == 1.0
     assert rep.records[0].scores.citation_recall == 1.0
+
+
+class SlowToLoad(FakeProgram):
+    """Loads something on first use, as GroundedQA loads its answer judge (and, on a fresh home, writes its merged
+    model); ``warm_up`` loads it beforehand, and fails where ``broken``."""
+
+    def __init__(self, broken: bool = False) -> None:
+        super().__init__()
+        self.loaded, self.broken = False, broken
+
+    def warm_up(self) -> list[str]:
+        if self.broken:
+            raise RuntimeError("no judge model")
+        time.sleep(0.3)
+        self.loaded = True
+        return ["judge"]
+
+    def forward(self, question: str) -> dspy.Prediction:
+        if not self.loaded:
+            self.warm_up()
+        return super().forward(question)
+
+
+def test_what_a_program_loads_on_first_use_is_loaded_before_any_question_is_timed():
+    class Wrapper:  # as MLflow's tracing wraps the program
+        def __init__(self, program: SlowToLoad) -> None:
+            self.program = program
+
+        def __call__(self, question: str) -> dspy.Prediction:
+            return self.program(question=question)
+
+    program = SlowToLoad()
+    rep = evaluate(Wrapper(program), QUESTIONS[:2], progress=False)
+    assert program.loaded and max(r.latency_s for r in rep.records) < 0.3
+    # a warm-up that fails is left to the questions, which meet the failure themselves
+    rep = evaluate(SlowToLoad(broken=True), QUESTIONS[:2], progress=False)
+    assert [r.error for r in rep.records] == ["RuntimeError: no judge model"] * 2
 
 
 def test_empty_question_set():
