@@ -82,8 +82,8 @@ class Gates(StateModel):
         f"as an answer (margin above 0). {RESCUE_OFF} and above: no second opinion")
     preference_trust: float = _gate(
         RESCUE_OFF, 0.0, RESCUE_OFF, "margin from which the tuned answer judge's reading of the sentence the rules "
-        "chose keeps it without reading the other sentences (answer_preference; each judgment costs about 0.2 s on 2 "
-        f"cores). {RESCUE_OFF} and above: the others are always read")
+        "chose keeps it without reading the other sentences (answer_preference; each judgment costs about 0.15–0.18 s on "
+        f"2 cores). {RESCUE_OFF} and above: the others are always read")
     preference_floor: float = _gate(
         JUDGE_OFF, JUDGE_OFF, 0.0, "margin the tuned answer judge must give the sentence the rules chose for a "
         "question without an asked type, where answer_preference found no other sentence to quote; below it nothing "

@@ -10,8 +10,10 @@ judgment; the program's ``answer_judge`` gate decides with it (:class:`~groundqa
 The shipped adapter (``groundqa/data/answer-judge.gguf``, 7.6 MB, pinned by its sha256 and checked at load) was
 trained by ``scripts/judge_adapter.py`` on the program's own candidates on development data only: bundled train,
 the workbench corpora except nine kept for validation, and SQuAD 2.0's training articles (docs/BENCHMARKS.md,
-session 20). It runs in llama.cpp on the embedded model's own GGUF: one judgment of ~100 tokens costs about
-0.2 s on 2 cores, and the last ``CACHE_SIZE`` judgments are cached for the process (a server runs for weeks).
+session 20). It runs in llama.cpp on a copy of the embedded model with the adapter merged into its weights
+(:mod:`groundqa.lm.finetune.merge`; ``Settings.judge_merged``, else on the model's own GGUF with the adapter applied at
+run time, a quarter slower): one judgment of ~75 tokens costs about 0.15–0.18 s on 2 cores, and the last
+``CACHE_SIZE`` judgments are cached for the process (a server runs for weeks).
 
 A judgment is a pure function of the prompt, the adapter, the base model and llama.cpp, so it is also kept on disk
 once :func:`set_disk_cache` names a file (``<home>/cache/answer-judge.sqlite``; the app turns it on with the other
