@@ -275,6 +275,13 @@ _NAMED_BODIES = (r"company|firm|business|club|society|school|college|university|
                  r"institute|foundation|trust|charity|festival|hotel|restaurant|farm|brewery|cooperative|theatre|"
                  r"theater|church|hospital|clinic|bank|studio|shop|factory|works|mill|railway|airline")
 # a person described by a role of something ("the chief *arbiter of* the Meirholt Match")
+# works known by a name ("the *play* Mireille Adance premiered")
+_NAMED_WORKS = r"play|opera|ballet|film|novel|book|album|song|painting|statue|poem|symphony|treatise"
+# what someone does to a thing or a person, asked in the present ("the club Matthias Brel *plays* top board for")
+_DOES = r"plays|coaches|manages|runs|owns|leads|directs|captains|sponsors|trains|teaches|edits|chairs|employs"
+# a contact clause's noun and name: a named body or work, or a person by role ("the *club Matthias Brel* plays for")
+_CONTACT_HEAD = (rf"the (?:[a-z]+ )?(?:{_NAMED_BODIES}|{_NAMED_WORKS}|{_NOT_A_ROLE_WORD}(?:{_ROLE})) "
+                 r"[A-Z][a-z]+(?: [A-Z][a-z]+)* ")
 _ROLE_OF = rf"\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) (?:of|behind|at the time of|during)\b"
 _DESCRIPTION = re.compile(
     rf"\bthe (?:[a-z]+ ){{0,2}}[a-z]+ (?:who|whom|that|which|whose|where|(?:[a-z]+ed|built|run|led|held|written|"
@@ -282,8 +289,11 @@ _DESCRIPTION = re.compile(
     # a role of something described itself ("the academy's most successful *graduate*", "the museum's *curator*")
     rf"|\bthe (?:[A-Za-z]+ )?[a-z]+'s {_ROLE_MODIFIERS}(?:{_ROLE}|graduate|student|pupil)\b"
     # a contact clause ("the company *Mira Tell founded*"): a noun, a name, and what the name did to it
-    rf"|(?<!\bwas )(?<!\bwere )(?<!\bis )(?<!\bare )\bthe (?:[a-z]+ )?(?:{_NAMED_BODIES}) [A-Z][a-z]+(?: [A-Z][a-z]+)* (?:[a-z]+ed|built|made|won|wrote|ran|led|held|drew|"
-    rf"sold|bought|began|chose|took)\b"
+    # ("the *play Mireille Adance premiered*", "the *rival Anselm Korvath beat*"); after "was" it is the question's
+    # own passive ("When was the company Pellory Systems founded?"), unless in the present ("When was the *club
+    # Matthias Brel plays* top board for founded?")
+    rf"|(?:(?<!\bwas )(?<!\bwere )(?<!\bis )(?<!\bare )\b{_CONTACT_HEAD}(?:[a-z]+ed|built|made|won|wrote|ran|led|held|"
+    rf"drew|sold|bought|began|chose|took|beat|met|taught|sang|fought|caught)|\b{_CONTACT_HEAD}(?:{_DOES}))\b"
     # a person described by what was done to or for them ("the man *honoured in* the name of …", "the woman
     # buried at …"): a reduced relative clause
     # ("the *defendant acquitted in* the 1952 case")

@@ -1168,6 +1168,23 @@ def test_an_asked_relation_about_an_indefinite_description_is_checked_hop_by_hop
     assert len(heuristic_presuppositions("Who edits newspapers whose photographs Sinead Ardley used?")) == 1
 
 
+@pytest.mark.parametrize(("question", "describes"), [
+    ("How large is the kelp farm of the company Mira Tell founded?", True),
+    # a work, or a person by role, is described by a contact clause too
+    ("Who led the cast of the play Mireille Adance premiered in 2012?", True),
+    ("Who coached the rival Anselm Korvath beat in 1953?", True),
+    # in the present, also after the question's own "was": "plays" is never its passive
+    ("When was the club Matthias Brel plays top board for founded?", True),
+    # after "was" a past participle is the question's own passive, not a contact clause
+    ("When was the company Pellory Systems founded?", False),
+    ("Where was the architect Clara Vennick trained?", False),
+    # a plain noun before a name is no body, work or role ("the storms Sinead Ardley painted")
+    ("What was the strongest gust in the storms Sinead Ardley painted?", False),
+])
+def test_a_contact_clause_describes_a_named_body_work_or_person(question: str, describes: bool) -> None:
+    assert describes_entity(question) is describes
+
+
 def test_a_contact_clause_describes_and_an_agent_noun_says_its_act():
     assert describes_entity("How large is the kelp farm of the company Mira Tell founded?")
     assert check(asked("Who edits the Harwick Gazette?"), "Ansa Morrow has been its editor since 2018.",
