@@ -12,7 +12,7 @@ trained by ``scripts/judge_adapter.py`` on the program's own candidates on devel
 the workbench corpora except nine kept for validation, and SQuAD 2.0's training articles (docs/BENCHMARKS.md,
 session 20). It runs in llama.cpp on a copy of the embedded model with the adapter merged into its weights
 (:mod:`groundqa.lm.finetune.merge`; ``Settings.judge_merged``, else on the model's own GGUF with the adapter applied at
-run time, a quarter slower): one judgment of ~75 tokens costs about 0.15–0.18 s on 2 cores, and the last
+run time, about 1.3 times as long): one judgment of ~75 tokens costs about 0.15–0.18 s on 2 cores, and the last
 ``CACHE_SIZE`` judgments are cached for the process (a server runs for weeks).
 
 A judgment is a pure function of the prompt, the adapter, the base model and llama.cpp, so it is also kept on disk
@@ -32,9 +32,11 @@ import os
 import sqlite3
 import struct
 import threading
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from groundqa.store.disk_kv import CacheFile, DiskKV
 
@@ -58,7 +60,7 @@ class AnswerJudge:
                  cache_size: int = CACHE_SIZE, identity: str | None = None, merged: Path | None = None) -> None:
         """``merged``: ``adapter`` already merged into ``base_gguf``'s weights
         (:func:`~groundqa.lm.finetune.merge.merged_model`), which llama.cpp then runs without applying the adapter,
-        a fifth faster. ``identity``: what the margins depend on besides the prompt, the disk cache's key prefix (by
+        in about a quarter less time. ``identity``: what the margins depend on besides the prompt, the disk cache's key prefix (by
         default the adapter's sha256, whether and how it is merged, the base model's name and size, and llama.cpp's
         version and the instruction sets it was built for, :func:`~groundqa.lm.embedded.llama_cpp_build`: another
         build's margins differ a little)."""
@@ -73,8 +75,8 @@ class AnswerJudge:
                          n_threads=threads or max(1, os.cpu_count() or 1), verbose=False)
         self.merged = merged is not None
         # freed while llama_cpp is still whole: at interpreter exit its __del__ finds the library's functions gone
-        # and prints "Exception ignored ... TypeError" on stderr
-        atexit.register(self.llm.close)
+        # and prints "Exception ignored ... TypeError" on stderr (a weak reference: a judge let go is freed as before)
+        atexit.register(_close_at_exit, weakref.ref(self.llm))
         self.yes, self.no = (self.llm.tokenize(f" {w}".encode(), add_bos=False, special=False)[0] for w in ("yes", "no"))
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, float] = OrderedDict()
@@ -148,6 +150,12 @@ class AnswerJudge:
     def _disk_failed(self, exc: Exception) -> None:
         CACHE_FILE.switch_off(exc)
         self._disk = None
+
+
+def _close_at_exit(llm: weakref.ref[Any]) -> None:
+    engine = llm()
+    if engine is not None:
+        engine.close()
 
 
 def _identity(adapter: Path | None, base_gguf: Path, engine: str, merged: bool = False) -> str:
