@@ -44,18 +44,10 @@ def judge_prompts(count: int, seed: int) -> list[str]:
 
 
 def _margins(engine: Any, prompts: list[str]) -> tuple[list[float], float]:
-    """Margins of ``prompts`` read by ``engine`` (an uncached :class:`AnswerJudge`), and the seconds it took."""
-    import llama_cpp
-    import numpy as np
-
-    llm, out = engine.llm, []
+    """Margins of ``prompts`` evaluated by ``engine`` (an :class:`AnswerJudge`, its caches bypassed), and the seconds
+    it took."""
     started = time.perf_counter()
-    for prompt in prompts:
-        ids = llm.tokenize(prompt.encode(), add_bos=True, special=False)
-        llm.reset()
-        llm.eval(ids)
-        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm.ctx, -1), shape=(llm.n_vocab(),))
-        out.append(float(logits[engine.yes] - logits[engine.no]))
+    out = [engine.evaluate(prompt) for prompt in prompts]
     return out, time.perf_counter() - started
 
 

@@ -38,9 +38,9 @@ class Settings(BaseModel):
     n_ctx: int = 4096
     lm_threads: int | None = None
     judge_merged: bool = Field(default=True, description="run the tuned answer judge on a copy of the embedded model "
-                               "with its adapter merged into the weights (about a quarter less time per judgment; written once, "
-                               "about 290 MB under <home>/cache/merged); false: llama.cpp applies the adapter at "
-                               "run time")
+                               "with its adapter merged into the weights (about a quarter less time per judgment; "
+                               "written once, about 290 MB under <home>/cache/merged); false: llama.cpp applies the "
+                               "adapter at run time")
     collection: str = "groundqa"
     chroma_url: str | None = Field(default=None, description="a Chroma server (http://host:port); default: persistent")
     chunk_size: int = 600

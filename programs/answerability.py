@@ -274,7 +274,6 @@ _NAMED_BODIES = (r"company|firm|business|club|society|school|college|university|
                  r"choir|team|party|newspaper|magazine|label|publisher|shipyard|yard|ship|boat|vessel|station|"
                  r"institute|foundation|trust|charity|festival|hotel|restaurant|farm|brewery|cooperative|theatre|"
                  r"theater|church|hospital|clinic|bank|studio|shop|factory|works|mill|railway|airline")
-# a person described by a role of something ("the chief *arbiter of* the Meirholt Match")
 # works known by a name ("the *play* Mireille Adance premiered")
 _NAMED_WORKS = r"play|opera|ballet|film|novel|book|album|song|painting|statue|poem|symphony|treatise"
 # what someone does to a thing or a person, asked in the present ("the club Matthias Brel *plays* top board for")
@@ -282,6 +281,7 @@ _DOES = r"plays|coaches|manages|runs|owns|leads|directs|captains|sponsors|trains
 # a contact clause's noun and name: a named body or work, or a person by role ("the *club Matthias Brel* plays for")
 _CONTACT_HEAD = (rf"the (?:[a-z]+ )?(?:{_NAMED_BODIES}|{_NAMED_WORKS}|{_NOT_A_ROLE_WORD}(?:{_ROLE})) "
                  r"[A-Z][a-z]+(?: [A-Z][a-z]+)* ")
+# a person described by a role of something ("the chief *arbiter of* the Meirholt Match")
 _ROLE_OF = rf"\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) (?:of|behind|at the time of|during)\b"
 _DESCRIPTION = re.compile(
     rf"\bthe (?:[a-z]+ ){{0,2}}[a-z]+ (?:who|whom|that|which|whose|where|(?:[a-z]+ed|built|run|led|held|written|"

@@ -91,7 +91,6 @@ def test_the_merged_judge_judges_as_the_adapter_applied_at_run_time() -> None:
     """The real embedded model and the shipped adapter: the merged copy's margins are the run-time adapter's within
     0.5 logit (about 0.1 apart on average), far from the bare model's, and cached apart from them."""
     from gguf import GGUFReader
-    from llama_cpp import Llama
 
     from groundqa.config import Settings
     from groundqa.lm.gemma import model_path
@@ -106,11 +105,11 @@ def test_the_merged_judge_judges_as_the_adapter_applied_at_run_time() -> None:
     merged = answer_judge.AnswerJudge(SHIPPED, base, merged=copy)
     applied = answer_judge.AnswerJudge(SHIPPED, base)
     assert merged.identity != applied.identity and "merged" in merged.identity
-    bare = Llama(model_path=str(base), n_ctx=1024, verbose=False)
+    bare = answer_judge.AnswerJudge(None, base)
     for before, sentence in SENTENCES:
         tuned = applied.margin("Lettice Colliery", before, sentence, QUESTION)
         assert merged.margin("Lettice Colliery", before, sentence, QUESTION) == pytest.approx(tuned, abs=0.5)
-        bare.reset()
-        bare.eval(bare.tokenize(judge_prompt("Lettice Colliery", before, sentence, QUESTION).encode()))
-        logits = bare.scores[bare.n_tokens - 1]
-        assert abs(float(logits[merged.yes] - logits[merged.no]) - tuned) > 1.0  # the adapter's effect survived
+        prompt = judge_prompt("Lettice Colliery", before, sentence, QUESTION)
+        assert merged.evaluate(prompt) == pytest.approx(merged.margin("Lettice Colliery", before, sentence, QUESTION),
+                                                        abs=1e-4)  # the cached margin is the model's, rounded
+        assert abs(bare.evaluate(prompt) - tuned) > 1.0  # the adapter's effect survived the merge

@@ -87,9 +87,6 @@ class AnswerJudge:
         """Judgments the model made, and those read from the disk cache, since the judge was loaded."""
 
     def margin(self, title: str, before: str, sentence: str, question: str) -> float:
-        import llama_cpp
-        import numpy as np
-
         prompt = judge_prompt(title, before, sentence, question)
         with self._lock:
             if prompt in self._cache:
@@ -101,18 +98,26 @@ class AnswerJudge:
             if stored is not None:
                 self.stats["from_disk"] += 1
                 return self._remember(prompt, stored)
-            ids = self.llm.tokenize(prompt.encode(), add_bos=True, special=False)[-(self.llm.n_ctx() - 1):]
-            self.llm.reset()
-            self.llm.eval(ids)
-            logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.llm.ctx, -1), shape=(self.llm.n_vocab(),))
             self.stats["judged"] += 1
-            value = self._remember(prompt, round(float(logits[self.yes] - logits[self.no]), 4))
+            value = self._remember(prompt, round(self.evaluate(prompt), 4))
             if disk is not None:
                 try:
                     disk.put_many({key: struct.pack("<d", value)})
                 except sqlite3.Error as exc:
                     self._disk_failed(exc)
             return value
+
+    def evaluate(self, prompt: str) -> float:
+        """The model's margin for a built prompt (:func:`judge_prompt`), evaluated now: no cache is read or written,
+        and no lock is taken (:meth:`margin` holds it; the ``judge`` benchmark suite times this alone)."""
+        import llama_cpp
+        import numpy as np
+
+        ids = self.llm.tokenize(prompt.encode(), add_bos=True, special=False)[-(self.llm.n_ctx() - 1):]
+        self.llm.reset()
+        self.llm.eval(ids)
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.llm.ctx, -1), shape=(self.llm.n_vocab(),))
+        return float(logits[self.yes] - logits[self.no])
 
     def clear_memory(self) -> None:
         """Empty the process cache (the disk cache, if any, keeps its judgments)."""

@@ -4,7 +4,8 @@ llama.cpp applies an adapter given as ``lora_path`` at run time: two more small 
 tensors it touches (18 blocks of Gemma 3 270M, seven linear layers each, rank 16), on every prompt token. For the
 tuned answer judge (:mod:`groundqa.judges.answer_judge`), which reads up to 14 sentences a question and is what makes
 the slowest questions slow, that is about a quarter of each judgment (236 → 182 ms on 2 cores, ``python -m benchmarks
-run --suite judge``, docs/BENCHMARKS.md session 34). So the judge runs a copy of the base model with ``W + (alpha / rank) · B·A`` already in its weights.
+run --suite judge``, docs/BENCHMARKS.md session 34). So the judge runs a copy of the base model with
+``W + (alpha / rank) · B·A`` already in its weights.
 
 Only the tensors the adapter touches change: each is dequantized from the base GGUF, the product added in float32,
 and the sum written as Q8_0 (re-quantizing to the base's Q4_K would round most of a delta that small back onto the
