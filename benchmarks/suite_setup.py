@@ -264,7 +264,8 @@ def compile_quick(student: Any, train: Sequence[Question], settings: Any, seed: 
             "budget": budget, "demos": demo_counts(compiled), "bootstrap_seconds": round(bootstrap_s, 2),
             "calibration": {"kept": report.kept, "trials": len(report.trials), "fit": [report.fit_start, report.fit_best],
                             "check": [report.check_start, report.check_best], "n_fit": report.n_fit,
-                            "n_check": report.n_check, "gates": compiled.gates.changed(), "reasons": report.reasons,
+                            "n_check": report.n_check, "gates": compiled.gates.changed(), "pruned": report.pruned,
+                            "reasons": report.reasons,
                             "seconds": report.seconds},
             "seconds": round(time.perf_counter() - started, 2)}
     return compiled, info

@@ -267,6 +267,38 @@ def test_within_tolerance_the_trial_moving_fewest_gates_wins():
     assert optimizer._parsimonious(trials, start, 0.70, 0.705, two) == (0.705, two)
 
 
+def test_gates_the_fit_set_does_not_need_are_put_back():
+    """Pruning: of the gates the winning trial moved, those whose move the fit score cannot tell from none go back to
+    their starting values, one at a time; a move the fit needs stays, and each put-back is a logged trial."""
+    from groundqa.optimizers.calibrate import CalibrateGates, CalibrationReport
+    from groundqa.programs.gates import Gates
+
+    class Program:
+        gates = Gates()
+
+    def score(program: Any, examples: Any) -> float:  # the fit set needs evidence_floor moved, nothing else
+        g = program.gates
+        return 0.60 + 0.10 * (g.evidence_floor == 0.5) + 0.004 * (g.answerability == 0.3) - 0.05 * (g.k == 6)
+
+    start = Gates().model_dump()
+    best = {**start, "evidence_floor": 0.5, "answerability": 0.3, "k": 6}
+    seen: list[Any] = []
+    optimizer = CalibrateGates(metric=lambda e, p: 0.0, tolerance=0.01, say=lambda _: None, on_trial=seen.append)
+    optimizer.score = score  # type: ignore[method-assign]
+    report = CalibrationReport(kept="defaults", start=start, fit_start=0.60,
+                               searched=["k", "evidence_floor", "answerability"])
+    program = Program()
+    fit_score, gates = optimizer._prune(program, [], start, 0.654, best, report)
+    assert gates == {**start, "evidence_floor": 0.5}  # k (which cost) and answerability (within 0.01) are put back
+    assert fit_score == pytest.approx(0.70)
+    assert report.pruned == ["k", "answerability"]
+    assert len(seen) == 3 and len(report.trials) == 3
+    assert program.gates.model_dump() == start  # the program leaves with its starting gates; _decide sets the winner
+    # a move that the fit set needs is never put back, even within tolerance of a worse best
+    assert optimizer._prune(Program(), [], start, 0.70, {**start, "evidence_floor": 0.5}, report)[1] == {
+        **start, "evidence_floor": 0.5}
+
+
 def test_a_squad_compile_checks_calibration_on_other_articles():
     from groundqa.compile import CompileOptions, check_group
     from groundqa.datasets.squad import article_of

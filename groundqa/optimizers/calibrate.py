@@ -19,7 +19,9 @@ and the embedder. This optimizer fits them on the user's own train split:
    ``sizes=True``, each new combination paying an LM pass;
 4. prefer parsimony: among the trials within ``tolerance`` of the best fit score, the one that moves the
    fewest gates (then the best-scoring) is the winner, since a gate moved to gain a question or two of
-   *fit* is how a calibration overfits;
+   *fit* is how a calibration overfits; then each gate the winner moved is put back, one at a time, and
+   stays back where *fit* stays within ``tolerance`` of the winner (``prune``: a TPE trial moves every gate
+   at once, most of them for nothing the fit set can see);
 5. score the winner and the current gates on *check*; keep the winner only if it beats them there by at
    least ``min_gain`` (0.01) *and* by one question's worth (1 / the check set's size), else keep the
    current gates: never something worse than the defaults on check, and no change that check cannot tell
@@ -82,6 +84,7 @@ class CalibrationReport(BaseModel):
     trials: list[Trial] = Field(default_factory=list)
     interrupted: bool = False
     searched: list[str] = Field(default_factory=list)
+    pruned: list[str] = Field(default_factory=list, description="gates the winner moved, put back (prune)")
     seconds: float = 0.0
 
     @property
@@ -204,8 +207,11 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
                  min_train: int = MIN_TRAIN, gates: Sequence[str] | None = None, sizes: bool = False,
                  on_trial: Callable[[Trial], None] | None = None, say: Callable[[str], None] | None = None,
                  progress: bool = True, tolerance: float = 0.01, min_gain: float = 0.01,
-                 group: Callable[[Any], Any] | None = None) -> None:
+                 group: Callable[[Any], Any] | None = None, prune: bool = True) -> None:
         super().__init__()
+        self.prune = prune
+        """Put back, one by one, the gates the winner moved whose move the fit set cannot tell from none
+        (:meth:`_prune`)."""
         self.group = group or gold_documents
         """What keeps questions on one side of the fit/check split (default: their gold documents)."""
         self.metric = metric
@@ -284,6 +290,14 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
                         best_score, best_gates = winner.score, winner.gates
             best_score, best_gates = self._parsimonious(report.trials, start, report.fit_start or 0.0, best_score,
                                                         best_gates)
+            if self.prune and not report.interrupted:
+                try:
+                    best_score, best_gates = self._prune(program, fit, start, best_score, best_gates, report)
+                except KeyboardInterrupt:  # the winner as the search left it
+                    program.gates.load_state(start)
+                    report.interrupted = True
+                    report.reasons.append("interrupted while putting gates back: the search's winner is kept")
+                    self.say(report.reasons[-1])
             report.fit_best, report.best = best_score, best_gates
             try:
                 self._decide(program, start, best_gates, check, report)
@@ -362,6 +376,36 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
                      f"{self.tolerance} of the best ({best_score:.3f}, {moved(best_gates)} gates moved): it wins")
             return winner.score, dict(winner.gates)
         return best_score, best_gates
+
+    def _prune(self, program: dspy.Module, fit: list[dspy.Example], start: dict[str, Any], best_score: float,
+               best_gates: dict[str, Any], report: CalibrationReport) -> tuple[float, dict[str, Any]]:
+        """Backward elimination: each gate ``best_gates`` moves from ``start`` is put back to its starting value, one
+        at a time in declaration order, and stays back where the fit score stays within ``tolerance`` of
+        ``best_score`` (and above the starting gates'). Each put-back is a trial (one pass over *fit*, from
+        memory); a winner moving fewer than two gates is left as it is."""
+        moved = [name for name in report.searched if best_gates.get(name) != start.get(name)]
+        if len(moved) < 2:
+            return best_score, best_gates
+        self.say(f"the best trial moves {len(moved)} gates: putting each back where the fit set does not need it")
+        fit_start = report.fit_start or 0.0
+        current, current_score = dict(best_gates), best_score
+        for name in moved:
+            candidate = {**current, name: start[name]}
+            t0 = time.perf_counter()
+            program.gates.load_state(candidate)
+            score = self.score(program, fit)
+            record = Trial(number=len(report.trials), score=round(score, 6), gates=candidate,
+                           seconds=round(time.perf_counter() - t0, 3))
+            report.trials.append(record)
+            if self.on_trial is not None:
+                self.on_trial(record)
+            if score >= best_score - self.tolerance and score > fit_start + 1e-9:
+                current, current_score = candidate, score
+        program.gates.load_state(start)
+        kept = sum(current.get(name) != start.get(name) for name in moved)
+        report.pruned = [name for name in moved if current.get(name) == start.get(name)]
+        self.say(f"{kept} of {len(moved)} moved gates kept (fit {current_score:.3f}; the search's best {best_score:.3f})")
+        return current_score, current
 
     def needed_gain(self, n_check: int) -> float:
         """What the winner must gain on a check set of ``n_check`` questions to be kept: ``min_gain``, and at
