@@ -149,6 +149,7 @@ def run_quality(
     adapter: Any = None,
     quick: bool = False,
     calibration_group: Any = None,
+    calibration_fixed: tuple[tuple[str, ...], str] = ((), ""),
     qa_overrides: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Evaluate every program of ``programs`` on ``questions`` with ``inner_lm`` over ``store``.
@@ -205,7 +206,8 @@ def run_quality(
                     compiled, compile_info = compile_quick(
                         student, train, settings, seed,
                         trials=CALIBRATION_TRIALS_QUICK if quick else CALIBRATION_TRIALS,
-                        calibrate_on=36 if quick else None, group=calibration_group)
+                        calibrate_on=36 if quick else None, group=calibration_group,
+                        fixed=calibration_fixed)
                 built[name] = (compiled, True, time.perf_counter() - started)
         else:
             raise ValueError(f"unknown program {name!r}; choose from {', '.join(PROGRAMS)}")
@@ -454,6 +456,8 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
               **({"qa_overrides": qa_overrides} if qa_overrides else {})}
     if data.skip:
         return skipped_result("Peers", config, data.skip)
+    from groundqa.compile import judge_read
+
     guarded = configure_lm(settings)
     dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
     inner = unwrap(guarded)
@@ -464,6 +468,7 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
         outcome = run_quality(inner, store, data.questions, data.train, settings, settings.lm,
                               program_path=program_path, programs=programs, peer_reasoning=peer_reasoning,
                               seed=data.seed, quick=data.quick, calibration_group=calibration_group(data),
+                              calibration_fixed=judge_read(data.data),
                               qa_overrides=qa_overrides)
         load_after = load_average_text()
     notes = [

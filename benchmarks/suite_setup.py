@@ -232,11 +232,12 @@ def drop_process_caches() -> None:
 def compile_quick(student: Any, train: Sequence[Question], settings: Any, seed: int,
                   max_questions: int = COMPILE_MAX, budget: int = COMPILE_BUDGET,
                   trials: int = CALIBRATION_TRIALS, calibrate_on: int | None = None,
-                  group: Any = None) -> tuple[Any, dict[str, Any]]:
+                  group: Any = None, fixed: tuple[tuple[str, ...], str] = ((), "")) -> tuple[Any, dict[str, Any]]:
     """BootstrapFewShot with the extractive teacher on at most ``max_questions`` answerable train questions,
     then :class:`~groundqa.optimizers.calibrate.CalibrateGates` on the whole train split (``trials`` trials;
     its winner checked on a held-back third of train, grouped by ``group`` (default: gold documents); at
-    most ``calibrate_on`` questions, stratified). Nothing here reads the questions it is evaluated on.
+    most ``calibrate_on`` questions, stratified; ``fixed``: gates left alone, and why, as
+    :func:`groundqa.compile.judge_read` gives them). Nothing here reads the questions it is evaluated on.
 
     Quick enough to run inside a benchmark, so the compiled program can be measured without a
     separate ``groundqa optimize`` run.
@@ -256,7 +257,8 @@ def compile_quick(student: Any, train: Sequence[Question], settings: Any, seed: 
     started = time.perf_counter()
     compiled = optimizer.compile(student, trainset=trainset)
     bootstrap_s = time.perf_counter() - started
-    calibrate = CalibrateGates(metric=metric, n_trials=trials, seed=seed, progress=False, say=say, group=group)
+    calibrate = CalibrateGates(metric=metric, n_trials=trials, seed=seed, progress=False, say=say, group=group,
+                               fixed=fixed[0], fixed_reason=fixed[1])
     calibration_set = stratified_sample(list(train), calibrate_on, seed)
     compiled = calibrate.compile(compiled, trainset=[to_example(q) for q in calibration_set])
     report = compiled.calibration

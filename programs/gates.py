@@ -149,5 +149,9 @@ class Gates(StateModel):
 
 
 GATE_NAMES = tuple(Gates.model_fields)
+JUDGE_GATES = ("answer_judge", "answer_rescue", "typed_rescue", "answer_preference", "preference_trust",
+               "preference_floor", "rescue_candidates", "premise_rescue", "bridge_rescue")
+"""The gates that decide with the tuned answer judge's margins: fitted on questions the judge was trained on, they
+learn a judge sharper than the one a new corpus meets (docs/BENCHMARKS.md, session 35)."""
 
-__all__ = ["GATE_NAMES", "Gates"]
+__all__ = ["GATE_NAMES", "JUDGE_GATES", "Gates"]

@@ -166,6 +166,30 @@ def test_without_should_abstain_questions_abstention_gates_are_not_searched(stor
         assert all(trial.gates[g] == report.start[g] for g in ABSTENTION_GATES)
 
 
+def test_the_judges_gates_are_not_fitted_on_questions_the_judge_was_trained_on(store, trainset):
+    """Bundled train and SQuAD's training articles are in the answer judge's training data: a calibration there keeps
+    its gates (on SQuAD such a fit gained +0.066 on other questions of its articles and +0.005 on new ones); a
+    user's own questions, which the judge never read, calibrate them."""
+    from groundqa.compile import judge_read
+    from groundqa.programs.gates import JUDGE_GATES
+
+    for dataset in ("bundled", "squad"):
+        fixed, why = judge_read(dataset)
+        assert fixed == JUDGE_GATES and "trained on" in why
+    assert judge_read(str(Path(__file__).parents[1] / "datasets" / "workbench" / "zoo" / "questions.jsonl")) == ((), "")
+    qa, _ = program(store)
+    said: list[str] = []
+    fixed, why = judge_read("bundled")
+    compiled = CalibrateGates(metric(), n_trials=4, seed=0, progress=False, say=said.append, fixed=fixed,
+                              fixed_reason=why).compile(qa, trainset=trainset)
+    report = compiled.calibration
+    assert set(report.searched).isdisjoint(JUDGE_GATES) and "answerability" in report.searched
+    assert any("answer judge was trained on the bundled train split" in r for r in report.reasons)
+    assert any("answer_rescue" in line for line in said)
+    for trial in report.trials:
+        assert all(trial.gates[g] == report.start[g] for g in JUDGE_GATES)
+
+
 def test_an_interrupted_search_keeps_the_best_trial_so_far(store, trainset):
     qa, _ = program(store, evidence_floor=0.58)
     base = metric()

@@ -44,6 +44,9 @@ PROMPT = "{title}. {context}\nQuestion: {question}\nDoes the text answer the que
 SHIPPED = Path(__file__).parents[1] / "data" / "answer-judge.gguf"
 CACHE_SIZE = 65_536  # judgments kept per process, least recently used dropped first (some 30 MB of prompts)
 SHIPPED_SHA256 = "47600771d01d0bd46c08a29f827495e3b2a1ccda5fa35e20b6237105acd066ab"
+TRAINED_ON = {"bundled": "the bundled train split", "squad": "SQuAD 2.0's six training articles"}
+"""Dataset kinds (:func:`groundqa.experiment_data.parse_dataset_spec`) whose train questions the shipped judge was
+trained on (besides workbench corpora, which no compile reads), and what of them it read."""
 CACHE_FILE = CacheFile("answer-judge")
 set_disk_cache = CACHE_FILE.set  # keep judgments in this SQLite file too (None: memory only); loads nothing
 

@@ -207,8 +207,11 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
                  min_train: int = MIN_TRAIN, gates: Sequence[str] | None = None, sizes: bool = False,
                  on_trial: Callable[[Trial], None] | None = None, say: Callable[[str], None] | None = None,
                  progress: bool = True, tolerance: float = 0.01, min_gain: float = 0.01,
-                 group: Callable[[Any], Any] | None = None, prune: bool = True) -> None:
+                 group: Callable[[Any], Any] | None = None, prune: bool = True,
+                 fixed: Sequence[str] = (), fixed_reason: str = "") -> None:
         super().__init__()
+        self.fixed, self.fixed_reason = tuple(fixed), fixed_reason
+        """Gates kept at their values, and why (e.g. the judge's gates on data the judge was trained on)."""
         self.prune = prune
         """Put back, one by one, the gates the winner moved whose move the fit set cannot tell from none
         (:meth:`_prune`)."""
@@ -264,6 +267,10 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
                                                                                    self.group)
         report.n_fit, report.n_check = len(fit), len(check)
         names = list(self.gates)
+        if self.fixed and set(names) & set(self.fixed):
+            names = [n for n in names if n not in self.fixed]
+            report.reasons.append(f"{self.fixed_reason or 'asked for'}: " + ", ".join(self.fixed) + " keep their values")
+            self.say(report.reasons[-1])
         if not any(e.get("should_abstain") for e in fit) or (check and not any(e.get("should_abstain") for e in check)):
             names = [n for n in names if n not in ABSTENTION_GATES]
             report.reasons.append("no should-abstain question in the fit or check set: abstention cannot be "
