@@ -269,7 +269,8 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
         names = list(self.gates)
         if self.fixed and set(names) & set(self.fixed):
             names = [n for n in names if n not in self.fixed]
-            report.reasons.append(f"{self.fixed_reason or 'asked for'}: " + ", ".join(self.fixed) + " keep their values")
+            report.reasons.append(f"{self.fixed_reason}: " * bool(self.fixed_reason) + ", ".join(self.fixed)
+                                  + " keep their values")
             self.say(report.reasons[-1])
         if not any(e.get("should_abstain") for e in fit) or (check and not any(e.get("should_abstain") for e in check)):
             names = [n for n in names if n not in ABSTENTION_GATES]
@@ -352,19 +353,26 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
                 low, high, kind = space[name]
                 values[name] = (trial.suggest_int(name, int(low), int(high)) if kind is int
                                 else round(trial.suggest_float(name, float(low), float(high)), 3))
-            t0 = time.perf_counter()
-            program.gates.load_state(values)
-            score = self.score(program, fit)
+            score = self._trial(program, fit, values, report)
             study.tell(trial, score)
-            record = Trial(number=number, score=round(score, 6), gates=values, seconds=round(time.perf_counter() - t0, 3))
-            report.trials.append(record)
-            if self.on_trial is not None:
-                self.on_trial(record)
             if score > best_score + 1e-9:
                 best_score, best_gates = score, values
             bar(number + 1, best=f"{best_score:.3f}")
         program.gates.load_state(start)
         return best_score, best_gates
+
+    def _trial(self, program: dspy.Module, fit: list[dspy.Example], gates: dict[str, Any],
+               report: CalibrationReport) -> float:
+        """Score ``gates`` on ``fit`` (from memory), record the trial in ``report`` and tell ``on_trial``."""
+        t0 = time.perf_counter()
+        program.gates.load_state(gates)
+        score = self.score(program, fit)
+        record = Trial(number=len(report.trials), score=round(score, 6), gates=gates,
+                       seconds=round(time.perf_counter() - t0, 3))
+        report.trials.append(record)
+        if self.on_trial is not None:
+            self.on_trial(record)
+        return score
 
     def _parsimonious(self, trials: Sequence[Trial], start: dict[str, Any], start_score: float, best_score: float,
                       best_gates: dict[str, Any]) -> tuple[float, dict[str, Any]]:
@@ -398,14 +406,7 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
         current, current_score = dict(best_gates), best_score
         for name in moved:
             candidate = {**current, name: start[name]}
-            t0 = time.perf_counter()
-            program.gates.load_state(candidate)
-            score = self.score(program, fit)
-            record = Trial(number=len(report.trials), score=round(score, 6), gates=candidate,
-                           seconds=round(time.perf_counter() - t0, 3))
-            report.trials.append(record)
-            if self.on_trial is not None:
-                self.on_trial(record)
+            score = self._trial(program, fit, candidate, report)
             if score >= best_score - self.tolerance and score > fit_start + 1e-9:
                 current, current_score = candidate, score
         program.gates.load_state(start)
