@@ -46,7 +46,8 @@ CACHE_SIZE = 65_536  # judgments kept per process, least recently used dropped f
 SHIPPED_SHA256 = "47600771d01d0bd46c08a29f827495e3b2a1ccda5fa35e20b6237105acd066ab"
 TRAINED_ON = {"bundled": "the bundled train split", "squad": "SQuAD 2.0's six training articles"}
 """Dataset kinds (:func:`groundqa.experiment_data.parse_dataset_spec`) whose train questions the shipped judge was
-trained on (besides workbench corpora, which no compile reads), and what of them it read."""
+trained on, and what of them it read. It also read most workbench development corpora; given to a compile as plain
+questions files, those are not recognised here."""
 CACHE_FILE = CacheFile("answer-judge")
 set_disk_cache = CACHE_FILE.set  # keep judgments in this SQLite file too (None: memory only); loads nothing
 

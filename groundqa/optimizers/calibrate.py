@@ -269,8 +269,8 @@ class CalibrateGates(dspy.teleprompt.Teleprompter):
         names = list(self.gates)
         if self.fixed and set(names) & set(self.fixed):
             names = [n for n in names if n not in self.fixed]
-            report.reasons.append(f"{self.fixed_reason}: " * bool(self.fixed_reason) + ", ".join(self.fixed)
-                                  + " keep their values")
+            why = f"{self.fixed_reason}: " if self.fixed_reason else ""
+            report.reasons.append(f"{why}{', '.join(self.fixed)} keep their values")
             self.say(report.reasons[-1])
         if not any(e.get("should_abstain") for e in fit) or (check and not any(e.get("should_abstain") for e in check)):
             names = [n for n in names if n not in ABSTENTION_GATES]
