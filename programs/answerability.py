@@ -24,7 +24,7 @@ it tries the next-best sentence and then abstains with ``not_answered``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from groundqa.hypernyms import is_noun, names_a_kind_of
@@ -378,6 +378,9 @@ def describes_by_role(question: str) -> bool:
 def describes_entity(question: str) -> bool:
     """The question refers to something by description rather than by name ("What's" is no possessive; a
     possessive of the answer's type, "Josiah Brandreth's *job*", is asked of the name itself)."""
+    lead = _LEAD.match(question.strip())
+    if lead is not None and _REFERS_BACK.search(lead.group("ask")):
+        return True  # "The ferry … docks at a stone harbor on Calder. In what year was *that harbor* deepened?"
     text = _CONTRACTION.sub(r"\1 is", question)
     match = _DESCRIPTION.search(text)
     if match is None:
@@ -609,9 +612,48 @@ def description_span(question: str) -> tuple[int, int] | None:
     return clause.start(), end
 
 
+# A question led by a sentence that says what it asks about ("Ines Halloran's cousin builds boats. *What year was he
+# born?*"): the last sentence asks; the lead describes
+_LEAD = re.compile(r"^(?P<lead>.*?[a-z0-9)'’][.!;:])\s+(?P<ask>(?:(?:In|On|At|From|By|Until|Since|For|To|During) (?i:what|which) |"
+                   r"(?:What|Which|Who|Whom|Whose|When|Where|Why|How|Did|Does|Do|Is|Was|Were|Are|Has|Have|Had|Can|"
+                   r"Could|Will|Would)\b)[^.!?]*\??)\s*$")
+
+
+# The question sentence after a lead points back at what the lead describes ("*that* museum", "*he*")
+_REFERS_BACK = re.compile(r"\b(?:(?:that|this|these|those|the same) [a-z]+|he|she|it|they|him|her|his|its|their)\b",
+                          re.I)
+
+
 @lru_cache(maxsize=4096)
 def asked(question: str) -> Asked:
-    """Read the answer type and the asked attribute off ``question``."""
+    """Read the answer type and the asked attribute off ``question``.
+
+    A lead sentence before the question ("Ines Halloran's cousin builds boats. What year was he born?") is read as a
+    description of what the question asks about: the question sentence gives the type and the main clause, the
+    lead's words weigh as a relative clause's do, and its names are pinned like the question's."""
+    lead = _LEAD.match(question.strip())
+    if lead is None:
+        return _asked(question)
+    inner = _asked(lead.group("ask"))
+    described = features(plain_words(lead.group("lead")))
+    names = {tok for name in described.names for tok in name}
+    terms = dict(zip(inner.attribute, inner.weights or (1.0,) * len(inner.attribute), strict=True))
+    # the noun that points back ("that *guild*") is the lead's description's head, not what is asked of it
+    for back in _REFERS_BACK.finditer(lead.group("ask")):
+        head = stem(back.group(0).split()[-1].lower())
+        if head in terms and len(back.group(0).split()) > 1:
+            terms[head] = min(terms[head], 0.5)
+    for token in sorted(described.content):
+        term = _superlative_base(token)
+        if token in names or term in _TYPE_NOUNS or term in _FILLER or term in _LIGHT or token.isdigit():
+            continue
+        terms.setdefault(term, 0.5)
+    order = tuple(terms)
+    return replace(inner, question=question, attribute=order, weights=tuple(terms[t] for t in order),
+                   names=inner.names | frozenset(names))
+
+
+def _asked(question: str) -> Asked:
     # a terse look-up opens on the asked noun, capitalised as the first word, not as a name ("*Birthplace* of
     # Edda Marrowby?")
     read = plain_words(_TERSE_OF.sub(lambda m: m.group(1).lower(), question))
@@ -800,6 +842,10 @@ class Answerability:
     has_type: bool
     coverage: float
     missing: tuple[str, ...]
+    other_question: bool = False
+    """The sentence answers another question than the one asked: it measures another dimension ("31 metres *in
+    diameter*" for "How tall is the dome?") or swaps a word of the question for a conflicting one. No reading of the
+    answer judge overrules that (:mod:`.rescue`)."""
 
     def feedback(self, what: Asked) -> str:
         """The contract's feedback when the answer falls short."""
@@ -1308,7 +1354,8 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     weights = what.weight
     total = sum(weights.values())
     coverage = 1.0 - sum(weights.get(t, 0.0) for t in missing) / total if total else 1.0
-    return Answerability(round(coverage if typed else 0.0, 4), typed, round(coverage, 4), missing)
+    return Answerability(round(coverage if typed else 0.0, 4), typed, round(coverage, 4), missing,
+                         bool(other) or swapped is not None)
 
 
 __all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "describes_by_role", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "substitution", "unsaid",

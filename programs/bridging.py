@@ -170,6 +170,18 @@ def _done_by(name: str, sentence: str, acts: set[str]) -> bool:
         rf"\b([a-z]+) by (?:the (?:[a-z]+ ){{0,2}})?{re.escape(name)}\b", sentence))
 
 
+_PLACE_PREPOSITIONS = r"at|in|on|into|from|to|near"
+
+
+def _done_where(name: str, sentence: str, question: str) -> bool:
+    """Whether the sentence puts the name where the description puts its act, by the same verb and preposition
+    ("*docking at* Nessa" for "the ferry *docks at* a stone harbor on Calder")."""
+    acts = {(stem(m.group(1)), m.group(2).lower()) for m in re.finditer(
+        rf"\b([a-z]{{3,}}) ({_PLACE_PREPOSITIONS})\b", question) if m.group(1) not in STOPWORDS}
+    return any((stem(m.group(1)), m.group(2)) in acts for m in re.finditer(
+        rf"\b([a-z]{{3,}}) ({_PLACE_PREPOSITIONS}) (?:the )?{re.escape(name)}\b", sentence))
+
+
 def _made_by(name: str, sentence: str, nouns: Sequence[str]) -> bool:
     """Whether the question describes a maker and the sentence says the name made something ("by <name>")."""
     made = rf"\b{_MADE}(?:,? (?:in|from|between) [\w ,–-]{{1,30}}?,?)? by (?:the (?:[a-z]+ )?)?{re.escape(name)}\b"
@@ -296,7 +308,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
                 continue
             said = ((_ends(name) | _kinds(tokens, name)) & describing or _head_is_a_kind(name, described)
                     or _called(name, sentence, described, heads) or _made_by(name, sentence, described)
-                    or _done_by(name, sentence, describing))
+                    or _done_by(name, sentence, describing) or _done_where(name, sentence, question))
             kind_bonus = 0.5 if said or _succeeds(succession, name, sentence) or _dated_by(name, sentence, years) else 0.0
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):
