@@ -35,6 +35,7 @@ from groundqa.judges.lexical import (
     TYPO_MIN,
     features,
     misspelling_of,
+    negated_clause,
     negates,
     stem,
     term_spans,
@@ -137,6 +138,8 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\bco-?op\b", re.I), "cooperative"),
            (re.compile(r"\bt(?:ake|akes|ook|aken|aking) over from\b", re.I), "succeeded"),  # "was *succeeded* by"
            (re.compile(r"\bg(?:ive|ives|ave|iven|iving) up\b", re.I), "quit"),  # "Why did he *give up* the post?"
+           (re.compile(r"\b(?:st(?:ep|eps|epped|epping)|st(?:and|ands|ood|anding)) down\b", re.I), "resigned"),
+           (re.compile(r"\bevery day\b", re.I), "daily"),  # "when did the paper start coming out *every day*"
            (re.compile(r"\b(?:put|go|went|gone|be|been|was|were) on (?:show|display)\b", re.I), "exhibited"),
            (re.compile(r"\bdeath toll\b", re.I), "number of deaths"),
            (re.compile(r"\b([a-z]+) count(?=\W*$)", re.I), r"number of \1"),  # "Ostler Hut *bed count*?"
@@ -733,7 +736,8 @@ def _asked(question: str) -> Asked:
     optional = frozenset(t for t in terms if (slot or category) and t in _SLOT_VERBS)
     relation = trailing.group(0).lower() if trailing and terms and max(terms.values()) < 0.5 else ""
     said = (_DATED_EVENT.match(question.strip()) if kind == "date"
-            else (_DOER.match(read.strip()) or _ROLE_HOLDER.match(read.strip())) if kind == "person"
+            else (_DOER.match(read.strip()) or _ROLE_HOLDER.match(read.strip()) or _WHICH_DOER.match(read.strip()))
+            if kind == "person" else _WHICH_DOER.match(read.strip()) if kind == "organisation"
             else _COUNTED.match(question.strip()))
     event = _CAUSE if cause else stem(said.group(1)) if said and stem(said.group(1)) in terms else ""
     denied = kind != "yes_no" and bool(_DENIED_Q.search(_NOT_DENYING.sub(" ", question)))
@@ -766,6 +770,9 @@ _DATED_EVENT = re.compile(r"^(?:in |on )?(?:when|(?:what|which) (?:year|date|dec
 # "Who was the *leader* of the strike?": the role asked about, which the answer must give in some form
 _ROLE_HOLDER = re.compile(r"^who(?:'s| is| was| are| were) the (?:[a-z]+ ){0,2}?([a-z]+) (?:of|at|for|in)\b", re.I)
 # "Who *designed* the bridge?": the act asked about; "How many *contributors* worked on it?": what is counted
+# "Which firm *built* the engine …?", "Which architect *designed* …?": the act asked about, done by the asked one
+_WHICH_DOER = re.compile(r"^(?:which|what) (?:[a-z]+ ){1,2}?([a-z]+ed|built|made|won|sold|bought|wrote|drew|ran|led|"
+                         r"bred|cast|dug|paid|sank|took)\b(?! by\b)", re.I)
 _DOER = re.compile(r"^who(?:'s)? (?!(?:is|was|are|were|has|have|had|did|does|do|will|would|can|could|should)\b)([a-z]+)\b",
                    re.I)
 _COUNTED = re.compile(r"^(?:\w+ )?how many (?!(?:people|persons?|men|women|times|years|days|hours|more|of|items|"
@@ -844,8 +851,13 @@ class Answerability:
     missing: tuple[str, ...]
     other_question: bool = False
     """The sentence answers another question than the one asked: it measures another dimension ("31 metres *in
-    diameter*" for "How tall is the dome?") or swaps a word of the question for a conflicting one. No reading of the
-    answer judge overrules that (:mod:`.rescue`)."""
+    diameter*" for "How tall is the dome?") or says that what was asked about is not so (:attr:`denies`). No reading
+    of the answer judge overrules that (:mod:`.rescue`). A swapped word (:func:`substitution`) is not counted: the
+    rules read a swap where there is none often enough ("its first chair, the *Gullwing* author …" for "who chairs the
+    *Quorvane* steering committee") that the judge's reading is worth having there."""
+    denies: bool = False
+    """The sentence says that what the question asks about is not so (:func:`denies_asked`): a correction of the
+    question's premise, which the program gives as ``premise_contradicted`` where no other sentence answers."""
 
     def feedback(self, what: Asked) -> str:
         """The contract's feedback when the answer falls short."""
@@ -997,7 +1009,9 @@ _COMPOUND_MEASURE = re.compile(r"\b\d[\d,.]*-(?:metre|meter|kilometre|kilometer|
 # "31 metres *in diameter*" measures across; "about 120 metres *from* the river" how far away, which is a length
 # between two places but no height, depth or width
 _ACROSS_OR_AWAY = re.compile(rf"\b\d[\d,.]*\s*{_LENGTH_UNIT}\s+"
-                             r"(?:(in diameter|across|in circumference)|(?:from|away)\b)", re.I)
+                             r"(?:(in diameter|across|in circumference)|(?:from|away)\b"
+                             # "420 metres *from its highest to its lowest level*": a height or a depth, not how far
+                             r"(?! (?:its|the) (?:highest|lowest|top|bottom|surface|summit|base|crest|rim)\b))", re.I)
 # "at an *altitude of* 2,163 metres", "a *depth of* 7.5 metres": the dimension named before its value
 _DIMENSION_OF = re.compile(r"\b(altitude|elevation|height|depth|width|breadth|diameter|length) of (?:about |some |roughly |"
                            r"nearly |almost |over |up to )?\d", re.I)
@@ -1286,6 +1300,41 @@ def _kin_subject(what: Asked, text: str) -> str:
     return ""
 
 
+# A negation that dates or times what it denies asserts when it did happen ("*not* identified … *until* the work of
+# Newton", "*not* improved upon *for* nearly three hundred *years*")
+_NOT_UNTIL = re.compile(r"\b(?:not|never|n['’]t)\b[^.;]*?\b(?:until|till|before|for [^.;]*?\b(?:years|decades|"
+                        r"centuries|months|weeks|days|hours))\b", re.I)
+
+
+# The word a negation governs, past auxiliaries and adverbs ("has *never* been *nationalised*", "*never* *won*")
+_NEGATED_WORD = re.compile(r"\b(?:not|never|no|nor|n['’]t)\s+(?:(?:been|be|being|have|has|had|ever|once|again|yet|even|"
+                           r"actually|formally|officially|really|a|an|the|any)\s+)*([A-Za-z][a-z-]+)", re.I)
+
+
+def denies_asked(what: Asked, text: str) -> bool:
+    """Whether ``text`` says that what the question asks about did not happen or does not exist ("The circus *never
+    owned* a locomotive" for "What was the name of the locomotive owned by Circus Marovell?"; "has *never been
+    nationalised*" for "In what year was the company nationalised?"): a negated clause whose predicate is a term of the
+    question's main clause. Such a sentence corrects the question; it does not answer it. Not for a question that
+    asks what is not so, nor for a yes/no question (a "No" answers it), nor where the negation only asserts ("*not
+    until* 1990")."""
+    if what.denied or what.kind == "yes_no" or negates(what.question):  # "… there are *no* unbalanced forces?"
+        return False
+    said = negated_clause(_NOT_DENYING.sub(" ", text))
+    if _NOT_UNTIL.search(said):
+        return False
+    clause = features(said)
+    main = {t for t in what.main if t not in what.optional}
+    # what is denied is the word the negation governs, and the question must say it: "The circus never *owned* a
+    # locomotive" for "… the locomotive *owned* by …"; not "She never *remarried* after the death of her husband"
+    governed = features(" ".join(m.group(1) for m in _NEGATED_WORD.finditer(said))).tokens
+    asked_words = features(plain_words(what.question)).tokens
+    # and the denying clause says most of what is asked: "Quenby never played a match for the *club*" denies nothing
+    # of "Who succeeded Walter Quenby as *club* secretary?"
+    return (bool(governed & asked_words) and bool(clause.negated & main)
+            and sum(clause.covers(t) for t in main) >= len(main) / 2)
+
+
 def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6, about: str = "",
           lead: str = "") -> Answerability:
     """Score ``answer`` (citation marks ignored; ``title`` is its passage's title) against ``what``: 0 when
@@ -1311,6 +1360,13 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     missing = tuple(t for t in what.attribute if not _term_present(t, said, feats.prefixes,
                                                                    named if t == what.event else frozenset())
                     and not _said_by_sign(t, text) and not in_term(what, t, text))
+    if lead and what.event and what.event not in missing:
+        # the act asked of a bridge is said by the second hop, not by the sentence that named it ("Which firm *built*
+        # the engine that Edmund Penhallow bought for the mill?": "… the mill *built* the weaving shed and bought the
+        # engine known as Lady Hester" names the engine; "It was *built* by Ferrant & Doyle" answers)
+        outside = features(" ".join(p for p in (title, about, text) if p))
+        if not _term_present(what.event, outside.content, outside.prefixes, named):
+            missing = (*missing, what.event)
     missing = tuple(t for t in missing if t not in what.optional and not _head_said(what, t, text)
                     # "What *breed* of dog …?": a kind of dog named ("a German Shepherd") says the breed too
                     and not ((t == what.category_term or t in _KIND_WORDS) and _kind_said(what, text))
@@ -1346,17 +1402,20 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     other = _other_dimension(what, text) if what.kind == "number" else ""
     if other:
         missing = (*missing, f"the sentence measures how {other}")
+    denial = denies_asked(what, text)
+    if denial:
+        missing = (*missing, "the sentence says it is not so")
     missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
     typed = (has_type(what.kind, text, features(what.question).tokens, what.question) and not what.required & set(missing)
              and not other and not former and not undenied and not relative and not _kin_unsaid(what, missing, f"{title}. {text}")
-             and swapped is None and not elsewhere and not silent)
+             and swapped is None and not elsewhere and not silent and not denial)
     weights = what.weight
     total = sum(weights.values())
     coverage = 1.0 - sum(weights.get(t, 0.0) for t in missing) / total if total else 1.0
     return Answerability(round(coverage if typed else 0.0, 4), typed, round(coverage, 4), missing,
-                         bool(other) or swapped is not None)
+                         bool(other) or denial, denial and not elsewhere)
 
 
-__all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "describes_by_role", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "substitution", "unsaid",
+__all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "denies_asked", "describes_by_role", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "substitution", "unsaid",
            "value_beside"]

@@ -170,6 +170,18 @@ def _done_by(name: str, sentence: str, acts: set[str]) -> bool:
         rf"\b([a-z]+) by (?:the (?:[a-z]+ ){{0,2}})?{re.escape(name)}\b", sentence))
 
 
+_WHOSE = re.compile(r"\bwhose ([a-z]+)\b")
+
+
+def _whose(name: str, sentence: str, question: str) -> bool:
+    """Whether the sentence gives the name the thing a "whose" clause speaks of ("the *roof of* the neighbouring
+    Elvirabad was scorched", "*Elvirabad's roof*" for "the bath house *whose roof* was scorched")."""
+    escaped = re.escape(name)
+    return any(re.search(rf"\b{noun}s? of (?:the )?(?:[a-z]+ )?{escaped}\b|\b{escaped}['’]s? (?:[a-z]+ )?{noun}s?\b",
+                         sentence)
+               for noun in _WHOSE.findall(question) if noun not in STOPWORDS)
+
+
 _PLACE_PREPOSITIONS = r"at|in|on|into|from|to|near"
 
 
@@ -182,10 +194,24 @@ def _done_where(name: str, sentence: str, question: str) -> bool:
         rf"\b([a-z]{{3,}}) ({_PLACE_PREPOSITIONS}) (?:the )?{re.escape(name)}\b", sentence))
 
 
+# What a maker of a kind makes, where the kind says it: an architect's part is the design ("built by Ottmar Reindl *to
+# designs by* Bertram Quellhorst": Quellhorst is the architect, Reindl the builder)
+_MAKER_ACTS: dict[str, str] = {
+    "architect": r"(?:designed|designs?|plans|drawn up)", "designer": r"(?:designed|designs?|plans)",
+    "builder": r"(?:built|constructed)", "composer": r"(?:composed|written|music)", "sculptor": r"(?:sculpted|carved|cast)",
+    "painter": r"(?:painted|painting|portrait)", "photographer": r"(?:photographed|photograph)", "breeder": r"(?:bred)",
+}
+
+
 def _made_by(name: str, sentence: str, nouns: Sequence[str]) -> bool:
-    """Whether the question describes a maker and the sentence says the name made something ("by <name>")."""
-    made = rf"\b{_MADE}(?:,? (?:in|from|between) [\w ,–-]{{1,30}}?,?)? by (?:the (?:[a-z]+ )?)?{re.escape(name)}\b"
-    return bool(_MAKERS & set(nouns)) and re.search(made, sentence) is not None
+    """Whether the question describes a maker and the sentence says the name made something ("by <name>"); a maker
+    whose kind says what it makes (:data:`_MAKER_ACTS`) made it by that act ("to *designs by*" for an architect)."""
+    makers = _MAKERS & set(nouns)
+    acts = [_MAKER_ACTS[m] for m in sorted(makers) if m in _MAKER_ACTS]
+    done = "|".join(acts) if acts else _MADE
+    made = (rf"\b(?:{done})(?:,? (?:in|from|between) [\w ,–-]{{1,30}}?,?)? by (?:the (?:[a-z]+ )?)?"
+            rf"{re.escape(name)}\b")
+    return bool(makers) and re.search(made, sentence) is not None
 
 
 # "Cornelius Ashby's *predecessor*", "the abbot's *successor*": the name the sentence puts before or after him
@@ -308,7 +334,8 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
                 continue
             said = ((_ends(name) | _kinds(tokens, name)) & describing or _head_is_a_kind(name, described)
                     or _called(name, sentence, described, heads) or _made_by(name, sentence, described)
-                    or _done_by(name, sentence, describing) or _done_where(name, sentence, question))
+                    or _done_by(name, sentence, describing) or _done_where(name, sentence, question)
+                    or _whose(name, sentence, question))
             kind_bonus = 0.5 if said or _succeeds(succession, name, sentence) or _dated_by(name, sentence, years) else 0.0
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):

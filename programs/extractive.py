@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from groundqa.judges.lexical import NOT_A_PERSON, features
+from groundqa.judges.lexical import NOT_A_PERSON, features, stem
 from groundqa.store.embeddings import get_embedder
 from groundqa.text import content_words, opening, split_sentences, strip_citations
 
@@ -74,6 +74,9 @@ class Extraction:
     """The first sentence that answers (after its lead, where it has one)."""
     coverage: float = 0.0
     """How much of what was asked it says, with its lead (:attr:`Answerability.coverage`)."""
+    denial: ScoredSentence | None = None
+    """The best-ranked sentence that says what was asked about is not so (:attr:`Answerability.denies`): the
+    correction of the question's premise, where no sentence answers."""
 
 
 _ANAPHOR = re.compile(r"(?:It|He|She|They|Its|His|Her|Their)\b")
@@ -199,6 +202,8 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
                         lead="" if bridge is not None and bridge.asks else _read_in_place(context, lead))
         if verdict.score < answerability:
             out.shortfall = out.shortfall or verdict
+            if verdict.denies and lead is None and out.denial is None:
+                out.denial = candidate
             continue
         if judge is not None and lead is None:
             try:
@@ -223,7 +228,9 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
         quoted: list[str] = []
         for c in out.chosen:  # the title once, where no sentence before named someone
             named_before = any(names_someone(what, q) for q in quoted)
-            text = c.text.rstrip() if named_before else _named(what, c.text, context.passages[c.number - 1].title)
+            title = context.passages[c.number - 1].title
+            text = (f"{title}: {c.text.rstrip()}" if _names_the_asked_kind(what, c.text, title)
+                    else c.text.rstrip() if named_before else _named(what, c.text, title))
             quoted.append(f"{text} [{c.number}]")
         out.answer = " ".join(quoted)
     return out
@@ -231,6 +238,18 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
 
 _PERSONAL = re.compile(r"\b(?:he|she|him|her|his)\b", re.I)
 _PERSON_TITLE = re.compile(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)+")
+
+
+_IT = re.compile(r"(?:It|Its|This)\b")
+
+
+def _names_the_asked_kind(what: Asked, text: str, title: str) -> bool:
+    """Whether the passage title is the instance a "which <noun>" question asks for and the sentence speaks of it only
+    as "it" ("Which *depot* was home to the line …?": "*It* was the home depot of Lines 3 and 4" on the page titled
+    "Corrow Lane *Depot*"): the reader is owed the name."""
+    head = title.replace("-", " ").split()[-1].lower() if title else ""
+    return (bool(what.category_term) and _IT.match(text) is not None and len(title.split()) > 1
+            and _PERSON_TITLE.fullmatch(title) is not None and stem(head) == what.category_term)
 
 
 def _named(what: Asked, sentence: str, title: str) -> str:

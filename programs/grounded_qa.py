@@ -43,6 +43,7 @@ from groundqa.signatures.types import (
     ExitReason,
     GroundedResult,
     Passage,
+    PremiseVerdict,
 )
 from groundqa.text import citation_numbers, opening
 
@@ -714,6 +715,8 @@ class GroundedQA(dspy.Module):
         found = found if found is not None else self._extract(question, context, bridge, citable)
         if found.chosen:
             return self._finish(result, found.answer, context, [c.score for c in found.chosen], mode="extractive")
+        if found.denial is not None:  # "The circus never owned a locomotive": the premise is corrected
+            return self._correct(result, question, found.denial, context)
         if found.shortfall is not None:
             rescued = self._rescue(question, context, citable, gates.answer_rescue)
             if rescued is None and kind is not None:  # a second reading, of sentences holding the asked type
@@ -725,6 +728,20 @@ class GroundedQA(dspy.Module):
                                  f"the passages near the question do not state what it asks for ({missing})")
         return self._abstain(result, AbstainReason.LOW_CONFIDENCE,
                              "no passage sentence is close enough to the question for an extractive answer")
+
+    def _correct(self, result: GroundedResult, question: str, denial: ScoredSentence, context: NumberedContext) -> None:
+        """Abstain ``premise_contradicted`` with ``denial``, the sentence that says what the question asks about is not
+        so, as the correction (CREPE's correction, read off the answer's sentences rather than the question's
+        presuppositions)."""
+        passage = context.passages[denial.number - 1]
+        correction = _citation(denial.number, passage).model_copy(update={"snippet": denial.text})
+        verdict = PremiseVerdict(claim=question.strip().rstrip("?"), supported=False, evidence=[passage.chunk_id],
+                                 rationale="the sentence says it is not so", status="contradicted",
+                                 correction=correction)
+        result.premises = [*result.premises, verdict]
+        self._abstain(result, AbstainReason.PREMISE_CONTRADICTED,
+                      f'The question assumes what the sources say is not so: "{denial.text.rstrip()}"')
+        result.correction = correction
 
     @staticmethod
     def _confidence(answer: str, context: NumberedContext, support: list[float]) -> tuple[list[int], float]:

@@ -6,7 +6,9 @@ forty-one survivors"): the extractive answer ends ``not_answered``. The tuned an
 (:mod:`groundqa.judges.answer_judge`) reads each sentence whole. Where the program would abstain with
 ``not_answered``, the best ``candidates`` sentences of the context by the extractive ranking are judged, and
 the one the judge is surest of is quoted, with its citation, if its margin reaches the ``answer_rescue`` gate.
-Its support is the judge's probability, sigmoid(margin).
+Its support is the judge's probability, sigmoid(margin). A sentence the rules read as the answer to another question
+(another dimension measured: "31 metres *in diameter*" for "How tall is the dome?"; a denial: "The circus *never owned*
+a locomotive") is never read: the judge reads topic well and dimensions and negation poorly.
 
 A question without an asked type ("Why was the strike called?", "What kind of unit is the infirmary today?") has no
 type check to keep the rules off a topical sentence, and they often quote one ("The union led the Blowers' Strike of
@@ -19,10 +21,11 @@ it reads none as the answer and the rules' choice below ``preference_floor``, no
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
-from .answerability import asked, holds_value, says_denial
+from .answerability import Asked, asked, check, holds_value, says_denial
 from .context import NumberedContext
 from .extractive import ScoredSentence, rank_sentences
 from .judge_budget import AnswerJudgment, JudgeBudgetSpent
@@ -52,18 +55,25 @@ def rescue_answer(question: str, context: NumberedContext, judge: AnswerJudgment
     Brask was born in Tellwick" gives no year). A question that asks what is not so reads only sentences that deny
     or exclude something, as the answerability check does (:attr:`Asked.denied`)."""
     what = asked(question)
-    ranked = [c for c in _readable(question, context, citable)
-              if not typed or what.kind in (None, "yes_no") or holds_value(what, c.text)][:candidates]
+    ranked = list(islice((c for c in _readable(question, context, citable)
+                          if not typed or what.kind in (None, "yes_no") or holds_value(what, c.text)), candidates))
     best = _best(question, context, judge, ranked)
     return best if best is not None and best.margin >= floor else None
 
 
-def _readable(question: str, context: NumberedContext, citable: set[int] | None) -> list[ScoredSentence]:
-    """The context's citable sentences, best-ranked first; for a question that asks what is not so, only those that
-    deny or exclude something."""
-    denied = asked(question).denied
-    return [c for c in rank_sentences(question, context) if (citable is None or c.number in citable)
-            and (not denied or says_denial(c.text, question))]
+def _answers_another_question(what: Asked, context: NumberedContext, sentence: ScoredSentence) -> bool:
+    """Whether the rules read ``sentence`` as the answer to another question (another dimension measured, a word of
+    the question swapped: :attr:`~.answerability.Answerability.other_question`); the judge does not overrule that."""
+    passage = context.passages[sentence.number - 1]
+    return check(what, sentence.text, title=f"{passage.title}. {sentence.before}").other_question
+
+
+def _readable(question: str, context: NumberedContext, citable: set[int] | None) -> Iterator[ScoredSentence]:
+    """The context's citable sentences, best-ranked first, but those the rules read as the answer to another
+    question; for a question that asks what is not so, only those that deny or exclude something."""
+    what = asked(question)
+    return (c for c in rank_sentences(question, context) if (citable is None or c.number in citable)
+            and (not what.denied or says_denial(c.text, question)) and not _answers_another_question(what, context, c))
 
 
 def _margin(question: str, context: NumberedContext, judge: AnswerJudgment, sentence: ScoredSentence) -> float:
@@ -110,7 +120,7 @@ def second_opinion(question: str, context: NumberedContext, judge: AnswerJudgmen
         return SecondOpinion(quoted)
     taken = {c.text for c in chosen}
     best = _best(question, context, judge,
-                 [c for c in _readable(question, context, citable)[:candidates] if c.text not in taken])
+                 [c for c in islice(_readable(question, context, citable), candidates) if c.text not in taken])
     if best is None or best.margin <= 0.0 or best.margin - quoted < lead:
         return SecondOpinion(quoted)
     return SecondOpinion(quoted, best)

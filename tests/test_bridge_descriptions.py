@@ -111,3 +111,29 @@ def test_a_noun_before_a_prepositional_relative_is_what_the_description_calls():
 
 def test_a_thing_described_by_a_participle_is_no_person_described():
     assert not describes_entity("What was the number reported in the 1931 census?")
+
+
+def test_an_architect_is_the_one_whose_designs_were_built_not_the_builder():
+    hotel = passage("hotel-sarn", "Hotel Sarn",
+                    "The Hotel Sarn is a spa hotel on the river promenade. It was built by Otto Lerch to designs by "
+                    "Beata Holm and opened in 1871.")
+    assert find_bridges("In which year did the architect of the Hotel Sarn die?", [hotel])[0].entity == "Beata Holm"
+    # asked for the builder, the same sentence names the other
+    assert find_bridges("In which year did the builder of the Hotel Sarn die?", [hotel])[0].entity == "Otto Lerch"
+
+
+def test_a_whose_clause_names_the_one_whose_thing_the_sentence_speaks_of():
+    fire = passage("mill-fire", "Tarrow Mill fire",
+                   "The town fire brigade, led by Captain Ivo Rask, pumped water from the River Tarrow but could not "
+                   "save the mill, and the roof of the neighbouring Kornhaus was scorched.")
+    ranked = find_bridges("Who designed the granary whose roof was scorched in the Tarrow Mill fire?", [fire])
+    assert ranked[0].entity == "Kornhaus"
+
+
+def test_the_act_asked_of_a_bridge_is_said_by_the_second_hop_not_by_its_lead():
+    what = asked("Which firm built the pump engine that Ada Morrow bought for the works?")
+    assert what.kind == "organisation" and what.event == "build"
+    lead = "Under her direction the works built a new boiler house and bought the pump engine known as Old Tom."
+    # the lead's "built" is about the boiler house: the second hop must say who built the engine
+    assert check(what, "Old Tom is a beam engine installed at Morrow Works in 1858.", "Old Tom", lead=lead).score == 0.0
+    assert check(what, "It was built by Harker & Lowe of Tamby.", "Old Tom", lead=lead).score > 0.0

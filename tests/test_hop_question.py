@@ -128,7 +128,10 @@ def test_what_the_bridge_page_does_not_say_is_still_refused(program: GroundedQA)
 
 
 # session 31: where the judge confirms the same name the rules had kept on a partial reading, its question is the one
-# the answer is checked against ("the *architect* of the *former* Hotel Kurhaus Reindl": his page says he built it)
+# the answer is checked against. Its example was "the *architect* of the *former* Hotel Kurhaus Reindl", read as Ottmar
+# Reindl, whose page says he *built* it (answered Grauhofen, his birthplace). Session 36: "built by Ottmar Reindl *to
+# designs by* Bertram Quellhorst" names the architect, so the rules alone keep Quellhorst and answer with his birthplace,
+# Lidderholm (the question's gold answer); the judge's confirmation is no longer reached by this question.
 SPA = Path(__file__).parents[1] / "datasets" / "workbench" / "spa" / "corpus.jsonl"
 
 
@@ -139,11 +142,11 @@ def spa_program(tmp_path_factory: pytest.TempPathFactory) -> GroundedQA:
 
 @pytest.mark.integration
 @pytest.mark.usefixtures("embedded_dspy")
-def test_the_judges_question_is_kept_for_the_name_the_rules_read_in_part(spa_program: GroundedQA) -> None:
+def test_the_architect_is_the_one_to_whose_designs_it_was_built(spa_program: GroundedQA) -> None:
     question = "In which town was the architect of the former Hotel Kurhaus Reindl born?"
     result = spa_program.run(question)
     assert not result.abstained, result.abstain_message
-    assert "Grauhofen" in result.answer
-    assert any("'In which town was Ottmar Reindl born?' as answered" in note for note in result.notes)
+    assert "Lidderholm" in result.answer and "Grauhofen" not in result.answer
+    assert any("first hop names 'Bertram Quellhorst'" in note for note in result.notes)
     with spa_program.gates.overridden(bridge_rescue=RESCUE_OFF):
-        assert spa_program.run(question).abstained  # the rules alone ask the second hop for an architect
+        assert "Lidderholm" in spa_program.run(question).answer  # the rules alone

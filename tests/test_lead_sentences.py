@@ -1,7 +1,8 @@
 """Questions led by a sentence that says what they ask about (session 36): "Orla Penhale's brother builds
 organs. What year was he born?". The question sentence gives the answer type and the main clause, the lead
 describes, and the bridge is the name the lead's act points to ("*docking at* Trevane" for "the steamer *docks at*
-a granite quay").
+a granite quay"). Also from session 36: a "which depot" answered by "It was the home depot …" is quoted after its page's
+name ("Harl Street Depot: It was …").
 
 Unit tests of the question reading and of the candidate ranking, on sentences written for them.
 """
@@ -13,6 +14,8 @@ import pytest
 from groundqa.judges.lexical import stem
 from groundqa.programs.answerability import asked, check, describes_entity
 from groundqa.programs.bridging import find_bridges
+from groundqa.programs.context import build_context
+from groundqa.programs.extractive import extractive_answer
 from groundqa.signatures.types import Passage
 
 
@@ -73,3 +76,17 @@ def test_an_act_with_another_preposition_points_nowhere():
     ranked = find_bridges("The steamer from Polwick docks at a granite quay on Inish Mor. In what year was that quay "
                           "rebuilt?", [ferry])
     assert not ranked or ranked[0].entity != "Trevane" or "docking at" in ferry.text
+
+
+def test_a_which_noun_answer_that_says_it_is_quoted_with_its_pages_name():
+    depot = passage("harl-street-depot", "Harl Street Depot",
+                    "Harl Street Depot was the oldest tram depot in Tamby. It was the home depot of Lines 2 and 5, "
+                    "including the steep Kell Hill service.")
+    answer = extractive_answer("Which depot was home to the Kell Hill service?", build_context([depot], 4000),
+                               floor=0.0, answerability=0.5).answer
+    assert answer.startswith("Harl Street Depot: It was the home depot of Lines 2 and 5")
+    # a page of another kind lends no name ("Which depot …?" is not answered by the line's page title)
+    line = passage("kell-hill-line", "Kell Hill Line", "It was worked from the home depot of Lines 2 and 5.")
+    quoted = extractive_answer("Which depot was home to the Kell Hill service?", build_context([line], 4000),
+                               floor=0.0, answerability=0.0).answer
+    assert not quoted.startswith("Kell Hill Line:")

@@ -68,6 +68,33 @@ def test_a_question_without_an_asked_type_is_not_read_again(monkeypatch: pytest.
     assert read and len(read) == len(set(read))  # answer_rescue read each sentence once: no second reading
 
 
+DOME = ("The Ossing Reading Room was completed in 1874. It is a circular chamber 31 metres in diameter beneath a "
+        "cast-iron dome. Its shelves hold 40,000 volumes.")
+
+
+def test_a_sentence_that_answers_another_question_is_never_rescued(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the judge reads the diameter as the height (the topic is right, the dimension is not): the rules' reading of
+    # another dimension stands, however sure the judge is
+    program, read = judged_program(monkeypatch, passage("reading-room#0", 0.6, DOME, "Ossing Reading Room"),
+                                   {"diameter": 6.0})
+    result = program.run("How tall is the dome of the Ossing Reading Room?")
+    assert result.abstain_reason is AbstainReason.NOT_ANSWERED
+    assert not any("diameter" in sentence for sentence in read)  # not even read
+    # asked for its width, the same sentence is the rules' own answer
+    assert not program.run("How wide is the Ossing Reading Room?").abstained
+
+
+def test_a_span_from_top_to_bottom_is_a_depth_not_a_distance() -> None:
+    from groundqa.programs.answerability import asked, check
+
+    deep = asked("How deep did the Penrhos quarry go?")
+    span = check(deep, "Worked in twelve galleries, its pit spanned 310 metres from its highest to its lowest level.",
+                 title="Penrhos quarry")
+    assert span.score > 0.0 and not span.other_question
+    away = check(deep, "The quarry lies about 310 metres from the River Ogwen.", title="Penrhos quarry")
+    assert away.score == 0.0 and away.other_question
+
+
 CORPUS = [
     Document(id="corvin-shaft", title="Corvin Shaft", text=(
         "The Corvin Shaft is the main shaft of the Harnby Colliery, sunk between 1868 and 1871 to a depth of 402 "

@@ -80,6 +80,8 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     # everyday words for what passages put formally
     "birth": "born",  # "date of *birth*" / "(*born* 12 August 1968)"
     "quit": "resign resigned retire retired",
+    "resign": "resignation retire retired quit",  # "Why did he *step down*?" / "Two years after his *resignation*"
+    "crash": "accident collision derailment disaster wreck",  # "the Sallow Hill *crash*" / "the … *accident* of 1927"
     "lose": "destroy destroyed burnt burned",  # "books *lost* in the fire" / "volumes were *destroyed*"
     "donate": "gift given gave present presented bequeath bequeathed donor",
     "steal": "thief theft",
