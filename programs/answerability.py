@@ -268,7 +268,9 @@ _ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|architect|guide|pilot|poet|chair|chai
          r"mother|brother|sister|niece|nephew|cousin|aunt|uncle|grandson|granddaughter|grandfather|grandmother|"
          r"widow|heir|successor|predecessor|captain|chief|head|keeper|twin town|home town|hometown|"
          r"birthplace|home|capital|surgeon|matron|nurse|vicar|curate|trustee|patron|apprentice|pupil|student|"
-         r"graduate|clerk|monk|nun|friend|rival|spouse|colleague|secretary|treasurer|steward|warden")
+         r"graduate|clerk|monk|nun|friend|rival|spouse|colleague|secretary|treasurer|steward|warden|"
+         # a body's or a ship's relations ("the *mother house* of Holmbrake Abbey", "the *sister ship* of the Vigilant")
+         r"mother house|parent company|sister ship|sister company")
 _ROLE_MODIFIERS = r"(?:(?:most|current|first|last|former|new|best-known|[a-z]+est|[a-z]+ful|[a-z]+ic|[a-z]+al) ){0,2}"
 """Up to two words that pick one holder of a role ("the academy's *most successful* graduate", "the company's *current
 artistic* director")."""
@@ -525,6 +527,10 @@ def _resumed_participle(words: list[str]) -> str:
     return ""
 
 
+# A phrasal verb's particle ("close *down*", "give *up*"): the phrase resumes at the verb before it
+_PARTICLES = frozenset(_words("down up out off over away back"))
+
+
 def _resumed_verb_phrase(words: list[str]) -> str:
     """Where a do-question's main clause resumes after its relative clause: the rightmost bare word after a content
     word ("When did the chief executive who negotiated the Corrant merger *first join Vellmar*?", "… the union
@@ -534,7 +540,7 @@ def _resumed_verb_phrase(words: list[str]) -> str:
     for i in range(len(words) - 1, 1, -1):
         word, before = words[i], words[i - 1]
         if (word.islower() and word.isalpha() and features(word).content and not word.endswith(("ed", "s"))
-                and _after_a_noun(before)):
+                and word not in _PARTICLES and _after_a_noun(before)):
             return " ".join(words[i:])
     return ""
 

@@ -146,6 +146,8 @@ def _called(name: str, sentence: str, nouns: Sequence[str], heads: Sequence[str]
     not "the Kestrelhorn *fire*" for the director who led its evacuation)."""
     return any(re.search(rf"\b{re.escape(noun)}s?,?\s+(?:{_NAMING}\s+)?(?:No\.?\s*\d+\s+)?{re.escape(name)}\b", sentence,
                          re.I)
+               # or after it, in apposition ("the Abbey of Saint-Ebrin, *its mother house*")
+               or re.search(rf"\b{re.escape(name)}, (?:its|his|her|their|the) (?:[a-z]+ )?{re.escape(noun)}\b", sentence)
                for noun in nouns) or any(re.search(rf"\b{re.escape(name)}\s+{re.escape(head)}s?\b", sentence, re.I)
                                          for head in heads)
 
@@ -251,7 +253,8 @@ _PAGE_TITLE = re.compile(r"[A-Z][\w'-]+(?: (?:of |the |de |van )?[A-Z][\w'-]+)+"
 def _page_subject(passage: Passage, sentence: str) -> list[str]:
     """The page's subject where ``sentence`` opens on "he", "she", "his", "her" or "they" on a page titled with a full
     name ("Amos Quint": "*He* came to Calder Island in 1958 as its first resident doctor and founded a clinic in
-    Nessa" names the doctor who founded the clinic)."""
+    Nessa" names the doctor who founded the clinic). Not "it" or "its": tried in session 36 for a firm's page ("*Its*
+    best-known products are the beam engines …"), it lost three development answers for one gained."""
     title = passage.title.strip()
     if not _PAGE_TITLE.fullmatch(title) or not _PRONOUN_OPENING.match(sentence) or title in sentence:
         return []

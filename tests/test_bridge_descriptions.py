@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from groundqa.judges.lexical import stem
 from groundqa.programs.answerability import asked, check, describes_entity
 from groundqa.programs.bridging import find_bridges
 from groundqa.signatures.types import Passage
@@ -137,3 +138,16 @@ def test_the_act_asked_of_a_bridge_is_said_by_the_second_hop_not_by_its_lead():
     # the lead's "built" is about the boiler house: the second hop must say who built the engine
     assert check(what, "Old Tom is a beam engine installed at Morrow Works in 1858.", "Old Tom", lead=lead).score == 0.0
     assert check(what, "It was built by Harker & Lowe of Tamby.", "Old Tom", lead=lead).score > 0.0
+
+
+def test_a_name_in_apposition_is_called_by_the_described_noun():
+    abbey = passage("ossing-abbey", "Ossing Abbey",
+                    "It was founded in 1150 by Hugh Dene and settled by ten monks from the Abbey of Saint-Lor, its "
+                    "mother house.")
+    assert find_bridges("Who founded the mother house of Ossing Abbey?", [abbey])[0].entity == "Abbey of Saint-Lor"
+
+
+def test_a_phrasal_verbs_particle_does_not_hide_the_main_clause():
+    what = asked("When did the firm that built the Tarrow engines close down?")
+    assert what.weight[stem("close")] == 1.0 and what.weight[stem("built")] == 0.5
+
