@@ -1312,6 +1312,12 @@ _NOT_UNTIL = re.compile(r"\b(?:not|never|n['’]t)\b[^.;]*?\b(?:until|till|befor
                         r"centuries|months|weeks|days|hours))\b", re.I)
 
 
+@lru_cache(maxsize=4096)
+def _question_words(question: str) -> frozenset[str]:
+    """The question's word stems, its idioms put in the passages' words (read once per question, not per sentence)."""
+    return features(plain_words(question)).tokens
+
+
 # The word a negation governs, past auxiliaries and adverbs ("has *never* been *nationalised*", "*never* *won*")
 _NEGATED_WORD = re.compile(r"\b(?:not|never|no|nor|n['’]t)\s+(?:(?:been|be|being|have|has|had|ever|once|again|yet|even|"
                            r"actually|formally|officially|really|a|an|the|any)\s+)*([A-Za-z][a-z-]+)", re.I)
@@ -1320,12 +1326,13 @@ _NEGATED_WORD = re.compile(r"\b(?:not|never|no|nor|n['’]t)\s+(?:(?:been|be|bei
 def denies_asked(what: Asked, text: str) -> bool:
     """Whether ``text`` says that what the question asks about did not happen or does not exist ("The circus *never
     owned* a locomotive" for "What was the name of the locomotive owned by Circus Marovell?"; "has *never been
-    nationalised*" for "In what year was the company nationalised?"): a negated clause whose predicate is a term of the
-    question's main clause. Such a sentence corrects the question; it does not answer it. Not for a question that
-    asks what is not so, nor for a yes/no question (a "No" answers it), nor where the negation only asserts ("*not
-    until* 1990")."""
-    if what.denied or what.kind == "yes_no" or negates(what.question):  # "… there are *no* unbalanced forces?"
-        return False
+    nationalised*" for "In what year was the company nationalised?"): the word a negation governs is a word of the
+    question, and the denying clause negates a term of the question's main clause and says at least half of them.
+    Such a sentence corrects the question; it does not answer it. Not for a question that asks what is not so or
+    denies itself, nor for a yes/no question (a "No" answers it), nor where the negation dates or times the act
+    ("*not* … *until* 1990", "*not* … *for* three hundred *years*")."""
+    if not negates(text) or what.denied or what.kind == "yes_no" or negates(what.question):
+        return False  # the question itself: "… there are *no* unbalanced forces?"
     said = negated_clause(_NOT_DENYING.sub(" ", text))
     if _NOT_UNTIL.search(said):
         return False
@@ -1334,7 +1341,7 @@ def denies_asked(what: Asked, text: str) -> bool:
     # what is denied is the word the negation governs, and the question must say it: "The circus never *owned* a
     # locomotive" for "… the locomotive *owned* by …"; not "She never *remarried* after the death of her husband"
     governed = features(" ".join(m.group(1) for m in _NEGATED_WORD.finditer(said))).tokens
-    asked_words = features(plain_words(what.question)).tokens
+    asked_words = _question_words(what.question)
     # and the denying clause says most of what is asked: "Quenby never played a match for the *club*" denies nothing
     # of "Who succeeded Walter Quenby as *club* secretary?"
     return (bool(governed & asked_words) and bool(clause.negated & main)

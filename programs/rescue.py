@@ -62,8 +62,8 @@ def rescue_answer(question: str, context: NumberedContext, judge: AnswerJudgment
 
 
 def _answers_another_question(what: Asked, context: NumberedContext, sentence: ScoredSentence) -> bool:
-    """Whether the rules read ``sentence`` as the answer to another question (another dimension measured, a word of
-    the question swapped: :attr:`~.answerability.Answerability.other_question`); the judge does not overrule that."""
+    """Whether the rules read ``sentence`` as the answer to another question (another dimension measured, or a denial
+    of what was asked: :attr:`~.answerability.Answerability.other_question`); the judge does not overrule that."""
     passage = context.passages[sentence.number - 1]
     return check(what, sentence.text, title=f"{passage.title}. {sentence.before}").other_question
 
