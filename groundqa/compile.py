@@ -64,8 +64,8 @@ class CompileOptions(BaseModel):
     verify_premises: bool = True
     metric_threshold: float = 0.75
     trials: int = Field(default=60, ge=1, description="calibration trials (the calibrate optimizer)")
-    calibrate_sizes: bool = Field(default=False, description="also search k, max_passages and lexical_weight "
-                                                             "(each new combination pays an LM pass)")
+    calibrate_sizes: bool = Field(default=False, description="also search k, max_passages, lexical_weight and "
+                                                             "lexical_pool (each new combination pays an LM pass)")
     check_share: float = Field(default=1 / 3, gt=0, lt=1,
                                description="share of train held back to check a winner (never dev or test)")
     finetune_data: Path | None = Field(default=None, description="extra chat-format training data (JSONL) for the "

@@ -35,6 +35,9 @@ class Gates(StateModel):
     k: int = _gate(4, 2, 8, "passages retrieved per query", ge=1, le=50)
     lexical_weight: float = _gate(
         0.15, 0.0, 0.5, "weight of word overlap when re-ranking twice k dense hits (0: dense order only)")
+    lexical_pool: int = _gate(
+        1, 0, 4, "chunks BM25 ranks best for the question, beyond the dense hits, that join the re-ranked pool "
+        "(hybrid retrieval; 0: dense only)", ge=0, le=20)
     premise_k: int = _gate(6, 2, 10, "passages retrieved to check one presupposition", ge=1, le=50)
     max_passages: int = _gate(5, 2, 6, "passages numbered in the context the LM sees", ge=1, le=50)
     evidence_floor: float = _gate(0.3, 0.1, 0.6, "retrieval score a passage needs to count as evidence")

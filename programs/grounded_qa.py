@@ -373,7 +373,8 @@ class GroundedQA(dspy.Module):
         came last and was cut."""
         gates = self.gates
         pool = gates.k * 2 if gates.lexical_weight > 0 else gates.k
-        return rerank(query, self.retriever.retrieve(query, pool), gates.lexical_weight)[: gates.k]
+        found = self.retriever.retrieve(query, pool, lexical=gates.lexical_pool)
+        return rerank(query, found, gates.lexical_weight)[: gates.k]
 
     def _premises_fail(self, question: str, result: GroundedResult) -> bool:
         """Verify the question's presuppositions; abstain (and say so) when one is false."""

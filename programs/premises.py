@@ -117,7 +117,10 @@ class PremiseVerifier(dspy.Module):
                 named = [p for p in self._named_passages(claim.claim, gates.premise_k) if _names_all(claim.claim, p)]
                 if named:
                     passages, best = [*named[:1], *passages], max(best, gates.premise_floor)
-            said, confidence, cited, rationale = self._judge(claim.claim, passages[:JUDGED])
+            # what a look-up asks about that itself means "not" ("atoms from passing through each other", of "What
+            # prohibits atoms from passing …?") is said by a passage that negates it ("does not permit atoms to pass")
+            polarity = claim.role != "asked" or not _PREVENTS.search(claim.claim)
+            said, confidence, cited, rationale = self._judge(claim.claim, passages[:JUDGED], polarity=polarity)
         threshold, floor = gates.premise_threshold, gates.premise_floor
         if claim.role != "asserted":
             # what a look-up asks about may be worded otherwise where it is answered: it is judged by support
@@ -128,6 +131,12 @@ class PremiseVerifier(dspy.Module):
                 confidence = 1.0 - confidence
             said = True
         supported = said and confidence >= threshold and best >= floor
+        if not supported and claim.role == "asked" and gates.lexical_pool > 0:
+            worded = self._worded(claim.claim, gates, {p.chunk_id for p in passages})
+            if worded is not None:
+                supported, confidence, cited = True, max(confidence, threshold), [worded.chunk_id]
+                best = max(best, worded.score)
+                rationale = f"a sentence of passage {worded.chunk_id} (found by its words) says every word of it"
         if said and not supported:
             rationale = (rationale + " " if rationale else "") + (
                 f"(confidence {confidence:.2f} < {threshold})" if confidence < threshold
@@ -151,6 +160,25 @@ class PremiseVerifier(dspy.Module):
                 verdict.rationale = (verdict.rationale + " " if verdict.rationale else "") + f"(a passage {found.detail})"
         return verdict
 
+    def _worded(self, claim: str, gates: Gates, seen: set[str]) -> Passage | None:
+        """A chunk the dense search left out, among BM25's best (``gates.lexical_pool``), one of whose sentences
+        says every content word of ``claim`` and denies none of them (unless the claim itself means "not"): what a
+        look-up asks about, found in so many words ("astronauts experience weightlessness when in free-fall" for
+        "astronaughts experience while in free-fall", which MiniLM does not bring near). One sentence, not the
+        chunk: "designed by Casimir Drell" and "three branches: … Stelling Hill" in one chunk are no design of the
+        Stelling Hill Branch."""
+        with stage_scope("premises"):
+            found = [p for p in self.retriever.retrieve(claim, gates.premise_k, lexical=gates.lexical_pool)
+                     if p.chunk_id not in seen]
+        wanted = features(claim).content
+        either_way = bool(_PREVENTS.search(claim))
+        for passage in found:
+            for sentence in split_sentences(passage.text):
+                unit = features(f"{passage.title}. {sentence}")
+                if wanted and all(unit.covers(t) for t in wanted) and (either_way or not _denied(wanted, sentence)):
+                    return passage
+        return None
+
     def _named_passages(self, claim: str, k: int) -> list[Passage]:
         """Passages holding the claim's most specific word, as written or in another case, best first (one
         retrieval). A name of several words is looked up whole first ("Hollinbrook Civic Society": in a corpus
@@ -165,14 +193,15 @@ class PremiseVerifier(dspy.Module):
                 return whole
         return self.retriever.retrieve(claim, k, contains=(term, term.lower(), term.upper(), term.capitalize()))
 
-    def _judge(self, claim: str, passages: list[Passage]) -> tuple[bool, float, list[str], str]:
-        """(judged supported, confidence, chunk ids relied on, rationale) from the configured judge."""
+    def _judge(self, claim: str, passages: list[Passage], polarity: bool = True) -> tuple[bool, float, list[str], str]:
+        """(judged supported, confidence, chunk ids relied on, rationale) from the configured judge (the offline
+        judge reads a negated passage as near the claim without ``polarity``)."""
         if self.judge_kind == "offline":
             # One passage must carry the whole claim: joint support across passages would let a
             # namesake's page lend the name and another page the event (cross-entity confusion).
             judge = get_judge("offline")
             # a passage is read under its title: a later chunk's "She graduated …" is about the page's subject
-            verdicts = [judge.judge(claim, [_titled(p)]) for p in passages]
+            verdicts = [judge.judge(claim, [_titled(p)], polarity=polarity) for p in passages]
             index = max(range(len(verdicts)), key=lambda i: verdicts[i].support)
             verdict = verdicts[index]
             cited = [passages[index].chunk_id] if verdict.entailed else []
@@ -223,6 +252,11 @@ class PremiseVerifier(dspy.Module):
 
     def __repr__(self) -> str:  # pragma: no cover - cosmetic
         return f"PremiseVerifier(extractor={self.extractor}, judge={self.judge_kind})"
+
+
+_PREVENTS = re.compile(r"\bfrom \w+ing\b|\b(?:prevent|prohibit|forbid|forbade|avoid|fail|lack|refus|ban|bann|"
+                       r"block|den(?:y|ie))\w*", re.I)
+"""A relation worded as what does not happen ("keep an object from moving", "avoid problems")."""
 
 
 def _titled(passage: Passage) -> str:

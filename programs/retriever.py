@@ -1,4 +1,5 @@
-"""The retriever module: dense retrieval over the Chroma store, counted, cached and traced."""
+"""The retriever module: dense retrieval over the Chroma store, with BM25's best chunks beside it on request
+(hybrid retrieval: :mod:`groundqa.store.lexical_index`), counted, cached and traced."""
 
 from __future__ import annotations
 
@@ -8,11 +9,18 @@ from typing import Any
 
 import dspy
 
+from groundqa.judges.lexical import stem
 from groundqa.runtime.retrieval_cache import RetrievalCache, cache_key
 from groundqa.runtime.run import current_run, current_stage
 from groundqa.runtime.trace import RetrievalCall
 from groundqa.signatures.types import ExitReason, Passage
 from groundqa.store.chroma_store import CorpusStore
+from groundqa.text import content_words
+
+
+def analyze(text: str) -> list[str]:
+    """The words BM25 compares: content words, stemmed as the judges stem them ("passing" and "pass" meet)."""
+    return [stem(word) for word in content_words(text)]
 
 
 class Retriever(dspy.Module):
@@ -41,11 +49,15 @@ class Retriever(dspy.Module):
     def forward(self, query: str, k: int | None = None) -> dspy.Prediction:
         return dspy.Prediction(passages=self.retrieve(query, k or self.k))
 
-    def retrieve(self, query: str, k: int, contains: Sequence[str] = ()) -> list[Passage]:
+    def retrieve(self, query: str, k: int, contains: Sequence[str] = (), lexical: int = 0) -> list[Passage]:
         """The ``k`` passages nearest ``query``; with ``contains``, among the chunks holding one of those
-        exact strings (a name looked up in so many words, whatever the embedding makes of it)."""
+        exact strings (a name looked up in so many words, whatever the embedding makes of it). With ``lexical``,
+        then up to that many more: the chunks BM25 ranks best that the dense search left out (scored, like the
+        others, by cosine similarity), in one call."""
         run = current_run()
         shown = f"{query} [containing {' or '.join(map(repr, contains))}]" if contains else query  # traces, keys
+        if lexical > 0:
+            shown += f" [+{lexical} BM25]"
         if run is not None:
             run.before_retrieval()
             run.usage.retrieval_calls += 1
@@ -58,6 +70,8 @@ class Retriever(dspy.Module):
         if passages is None:
             try:
                 passages = self.store.query(query, k, contains=contains)
+                if lexical > 0:
+                    passages += self.store.lexical_query(query, lexical, analyze, [p.chunk_id for p in passages])
             except Exception as exc:
                 if run is None:
                     raise

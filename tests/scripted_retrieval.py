@@ -13,14 +13,17 @@ from groundqa.signatures.types import Passage
 
 
 class ScriptedRetriever:
-    """Dense hits in a fixed order, whatever the query; records the ``k`` of each call."""
+    """Dense hits in a fixed order, whatever the query; records the ``k`` of each call (and how many BM25 chunks it
+    asked for beside them, which a scripted corpus has none of)."""
 
     def __init__(self, hits: Sequence[Passage]) -> None:
         self.hits = list(hits)
         self.asked: list[int] = []
+        self.lexical: list[int] = []
 
-    def retrieve(self, query: str, k: int, contains: Sequence[str] = ()) -> list[Passage]:
+    def retrieve(self, query: str, k: int, contains: Sequence[str] = (), lexical: int = 0) -> list[Passage]:
         self.asked.append(k)
+        self.lexical.append(lexical)
         return self.hits[:k]
 
     def refresh(self) -> int:

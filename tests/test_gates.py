@@ -400,7 +400,7 @@ class _LookUpOnly:
         self.key, self.found, self.nearest = key, found, nearest
         self.calls: list[tuple[str, ...]] = []
 
-    def retrieve(self, query: str, k: int, contains: tuple[str, ...] = ()) -> list[Passage]:
+    def retrieve(self, query: str, k: int, contains: tuple[str, ...] = (), lexical: int = 0) -> list[Passage]:
         self.calls.append(contains)
         return [self.found] if self.key in contains else [self.nearest]
 
@@ -492,7 +492,7 @@ class _Fixed:
     def __init__(self, *passages: Passage) -> None:
         self.passages = list(passages)
 
-    def retrieve(self, query: str, k: int, contains: tuple[str, ...] = ()) -> list[Passage]:
+    def retrieve(self, query: str, k: int, contains: tuple[str, ...] = (), lexical: int = 0) -> list[Passage]:
         return [p for p in self.passages if not contains or any(c in p.text for c in contains)][:k]
 
 
@@ -893,7 +893,7 @@ def test_a_year_alone_is_looked_up_in_so_many_words():
     noise = Passage(chunk_id="line#0", doc_id="line", title="The line", score=0.4, text="The line opened in 1897.")
 
     class _Contains(_Fixed):
-        def retrieve(self, query: str, k: int, contains: tuple[str, ...] = ()) -> list[Passage]:
+        def retrieve(self, query: str, k: int, contains: tuple[str, ...] = (), lexical: int = 0) -> list[Passage]:
             return [fares] if "2024" in contains else [noise]
 
     verifier = PremiseVerifier(_Contains(), extractor="heuristic", judge="offline")  # type: ignore[arg-type]

@@ -26,7 +26,7 @@ def test_the_recording_retriever_keeps_what_it_returns_and_passes_the_rest_throu
     class Inner:
         k = 4
 
-        def retrieve(self, query: str, k: int) -> list[Passage]:
+        def retrieve(self, query: str, k: int, lexical: int = 0) -> list[Passage]:
             return [Passage(chunk_id=f"{query}#{i}", doc_id=query, title=query, text=f"{query} {i}", score=0.5)
                     for i in range(k)]
 

@@ -22,7 +22,7 @@ def _compile_args(p: argparse.ArgumentParser, defaults: dict[str, Any]) -> None:
     p.add_argument("--trials", type=int, default=defaults.get("trials", 60),
                    help="calibration trials (calibrate); each re-scores train with cached LM answers")
     p.add_argument("--calibrate-sizes", action="store_true",
-                   help="calibrate k, max_passages, lexical_weight and extractive_first too (each new combination "
+                   help="calibrate k, max_passages, lexical_weight, lexical_pool and extractive_first too (each new combination "
                         "pays an LM pass)")
     p.add_argument("--finetune-data", type=Path, default=defaults.get("finetune_data"),
                    help="finetune: extra training data (chat JSONL from python -m groundqa.optimizers.finetune_data)")

@@ -329,10 +329,12 @@ NAMED_AFTER_A_FAMILY = frozenset(stem(w) for w in [
     "hôtel", "café", "cafe"])
 
 
-# Relatives share a surname: "Odile Marchetti's *brother*" is Paolo Marchetti, no namesake of hers.
+# Relatives share a surname: "Odile Marchetti's *brother*" is Paolo Marchetti, no namesake of hers; and so, mostly,
+# does who comes after or before one in a family's firm ("Howel Carrow-Pryse's *successor*" is his daughter Ottilie).
 KINSHIP = frozenset(stem(w) for w in ["brother", "sister", "son", "daughter", "father", "mother", "wife", "husband",
                                       "cousin", "uncle", "aunt", "nephew", "niece", "grandson", "granddaughter",
-                                      "grandfather", "grandmother", "sibling", "widow", "widower"])
+                                      "grandfather", "grandmother", "sibling", "widow", "widower", "successor",
+                                      "predecessor", "heir", "heiress"])
 
 
 def names_conflict(hyp_names: tuple[tuple[str, ...], ...], other: tuple[tuple[str, ...], ...],

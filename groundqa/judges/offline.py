@@ -147,20 +147,23 @@ class OfflineJudge:
             self._verdicts.clear()
 
     # -- judging -----------------------------------------------------------------------------------
-    def judge(self, hypothesis: str, premises: Sequence[str]) -> Verdict:
-        """Judge whether ``premises`` jointly entail ``hypothesis`` (deterministic, cached)."""
-        key = (hypothesis, tuple(premises))
+    def judge(self, hypothesis: str, premises: Sequence[str], *, polarity: bool = True) -> Verdict:
+        """Judge whether ``premises`` jointly entail ``hypothesis`` (deterministic, cached). Without
+        ``polarity`` a premise that negates what the hypothesis asserts is read as near it, not as its opposite
+        (how near a passage comes to what a question asks about, whichever way it says it); a negated hypothesis
+        still needs a negated premise."""
+        key = (hypothesis, tuple(premises), polarity)
         cached = self._verdicts.get(key)
         if cached is not None:
             return cached
-        verdict = self._judge(hypothesis, list(premises))
+        verdict = self._judge(hypothesis, list(premises), polarity)
         with self._lock:
             if len(self._verdicts) > self._cache_size:
                 self._verdicts.clear()
             self._verdicts[key] = verdict
         return verdict
 
-    def _judge(self, hypothesis: str, premises: list[str]) -> Verdict:
+    def _judge(self, hypothesis: str, premises: list[str], polarity: bool = True) -> Verdict:
         hyp = features(hypothesis)
         if not hyp.content:
             return Verdict(entailed=False, confidence=1.0, rationale="the hypothesis has no content words")
@@ -169,10 +172,10 @@ class OfflineJudge:
             return Verdict(entailed=False, confidence=1.0, rationale="no premise text")
         sims = self._sentence_similarities(hypothesis, parsed)
         asserted = token_features(hyp.content - hyp.negated)  # what the hypothesis states positively
-        search = self._score_units(hyp, asserted, parsed, sims)
+        search = self._score_units(hyp, asserted, parsed, sims, polarity)
         best = search.best
         if len(parsed) > 1:
-            best = self._better(self._best_joint(hyp, asserted, search.joint_pool), best)
+            best = self._better(self._best_joint(hyp, asserted, search.joint_pool, polarity), best)
         if best is None:
             return Verdict(entailed=False, confidence=0.9, rationale="every premise unit names a namesake")
         return self._verdict(self._unless_contradicted(best, search.contradiction))
@@ -193,7 +196,7 @@ class OfflineJudge:
         return sims
 
     def _score_units(self, hyp: TextFeatures, asserted: TextFeatures, parsed: list[ParsedPremise],
-                     sims: list[np.ndarray]) -> _UnitSearch:
+                     sims: list[np.ndarray], polarity: bool = True) -> _UnitSearch:
         """Score every unit of every premise on its own, skipping units that name a namesake."""
         search = _UnitSearch()
         for index, premise in enumerate(parsed):
@@ -202,7 +205,7 @@ class OfflineJudge:
                 if names_conflict(hyp.names, unit.conflict_names, hyp.tokens):
                     continue
                 sim = max(float(sims[index][i]) for i in unit.sentences) if sims else 0.0
-                scored = self._score(hyp, unit.feats, sim, (index,), asserted)
+                scored = self._score(hyp, unit.feats, sim, (index,), asserted, polarity)
                 scored_units.append(scored)
                 if len(unit.sentences) == 1 and _negates(scored, search.contradiction):
                     search.contradiction = scored
@@ -212,7 +215,8 @@ class OfflineJudge:
             search.joint_pool.extend(scored_units[:2])
         return search
 
-    def _best_joint(self, hyp: TextFeatures, asserted: TextFeatures, pool: list[_Scored]) -> _Scored | None:
+    def _best_joint(self, hyp: TextFeatures, asserted: TextFeatures, pool: list[_Scored],
+                    polarity: bool = True) -> _Scored | None:
         """The best bridged group of 2 or 3 units from different premises, scored as one text.
 
         ALCE judges the cited passages concatenated, so a claim may draw on several of them.
@@ -221,7 +225,7 @@ class OfflineJudge:
         for combo in _joint_candidates(pool):
             used = tuple(sorted(c.unit_premises[0] for c in combo))
             feats = union([c.feats for c in combo])
-            best = self._better(self._score(hyp, feats, max(c.sim for c in combo), used, asserted), best)
+            best = self._better(self._score(hyp, feats, max(c.sim for c in combo), used, asserted, polarity), best)
         return best
 
     def _unless_contradicted(self, best: _Scored, contradiction: _Scored | None) -> _Scored:
@@ -270,7 +274,7 @@ class OfflineJudge:
         return incumbent
 
     def _score(self, hyp: TextFeatures, unit: TextFeatures, sim: float, premises: tuple[int, ...],
-               asserted: TextFeatures) -> _Scored:
+               asserted: TextFeatures, polarity: bool = True) -> _Scored:
         # a word said otherwise counts ("quit the Board" / "resigned from the Board"; :mod:`.paraphrase`)
         missing = sorted(t for t in hyp.content
                          if not unit.covers_misspelt(t) and not said_otherwise(t) & unit.content)
@@ -291,7 +295,7 @@ class OfflineJudge:
             problems.append(f"name(s) {', '.join(missing_names)} not in the premise")
             score = min(score, 0.3)
         if (hyp.negated and not unit.negated) or (
-            not hyp.negated and any(asserted.covers(h) for h in unit.negated)
+            polarity and not hyp.negated and any(asserted.covers(h) for h in unit.negated)
         ):
             problems.append(NEGATION_MISMATCH)
             score *= 0.5

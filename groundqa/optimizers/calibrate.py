@@ -54,7 +54,7 @@ from groundqa.programs.gates import Gates
 MIN_TRAIN = 8
 #: Gates that change what the LM is asked (how many passages, in which order, and whether it is asked at all):
 #: each new combination pays an LM pass, so they are searched only when asked for (``sizes=True``).
-SIZE_GATES = ("k", "max_passages", "lexical_weight", "extractive_first", "bridge_candidates")
+SIZE_GATES = ("k", "max_passages", "lexical_weight", "lexical_pool", "extractive_first", "bridge_candidates")
 #: Gates whose job is to refuse: they cannot be fitted without questions that should be refused.
 ABSTENTION_GATES = ("evidence_floor", "min_sources", "min_confidence", "premise_threshold", "asked_premise_threshold",
                     "premise_floor", "answerability", "contradiction", "denial_similarity")

@@ -28,7 +28,9 @@ import contextlib
 import inspect
 import json
 import logging
+import math
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +43,7 @@ from groundqa.errors import GroundQAError
 from groundqa.signatures.types import Passage
 from groundqa.store.chunking import Chunk, chunk_segments, chunk_text
 from groundqa.store.embeddings import Embedder, get_embedder
+from groundqa.store.lexical_index import Analyzer, LexicalIndex
 from groundqa.store.lock import IngestLockedError, ingest_lock
 
 _log = logging.getLogger(__name__)
@@ -226,6 +229,8 @@ class CorpusStore:
         self._embedder = embedder
         self._session_depth = 0
         self._writes_open = False
+        self._lexical: tuple[int, Analyzer, LexicalIndex] | None = None
+        self._lexical_lock = threading.Lock()
         self.collection = self.client.get_or_create_collection(
             name=collection,
             embedding_function=None,
@@ -536,6 +541,46 @@ class CorpusStore:
             )
         return passages
 
+    def lexical_query(self, text: str, k: int, analyzer: Analyzer, exclude: Sequence[str] = ()) -> list[Passage]:
+        """The ``k`` chunks outside ``exclude`` that BM25 ranks best for ``text`` (:mod:`.lexical_index`, words
+        as ``analyzer`` gives them), best first, each scored as :meth:`query` scores them (cosine similarity
+        to ``text``), so that whatever reads a passage's score reads one scale."""
+        if k <= 0:
+            return []
+        hits = self.lexical_index(analyzer).search(text, k, frozenset(exclude))
+        if not hits:
+            return []
+        found = self.collection.get(ids=[cid for cid, _ in hits], include=["documents", "metadatas", "embeddings"])
+        query = self.embedder.embed_one(text)
+        by_id: dict[str, Passage] = {}
+        for cid, doc, meta, vector in zip(found["ids"], found["documents"], found["metadatas"], found["embeddings"],
+                                          strict=True):
+            meta = dict(meta or {})
+            by_id[cid] = Passage(chunk_id=cid, doc_id=str(meta.pop("doc_id", "")), title=str(meta.pop("title", "")),
+                                 text=doc or "", score=round(_cosine(query, vector), 6), metadata=meta)
+        return [by_id[cid] for cid, _ in hits if cid in by_id]
+
+    def lexical_index(self, analyzer: Analyzer) -> LexicalIndex:
+        """The collection's BM25 index for ``analyzer``, built from the stored chunks (title and text) once per
+        index version."""
+        version = self.index_version
+        with self._lexical_lock:
+            if self._lexical is not None and self._lexical[0] == version and self._lexical[1] is analyzer:
+                return self._lexical[2]
+            ids: list[str] = []
+            texts: list[str] = []
+            page = 5000
+            while True:
+                batch = self.collection.get(include=["documents", "metadatas"], limit=page, offset=len(ids))
+                ids.extend(batch["ids"])
+                texts.extend(f"{(meta or {}).get('title', '')}\n{doc or ''}"
+                             for doc, meta in zip(batch["documents"], batch["metadatas"], strict=True))
+                if len(batch["ids"]) < page:
+                    break
+            index = LexicalIndex.build(ids, texts, analyzer)
+            self._lexical = (version, analyzer, index)
+            return index
+
     def get(self, chunk_ids: list[str]) -> list[Passage]:
         """Chunks by id, in the order asked (missing ids are skipped)."""
         if not chunk_ids:
@@ -547,6 +592,12 @@ class CorpusStore:
             for cid, t, m in zip(found["ids"], found["documents"], found["metadatas"], strict=True)
         }
         return [by_id[c] for c in chunk_ids if c in by_id]
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+    return dot / norm if norm else 0.0
 
 
 def _any_of(strings: Sequence[str]) -> dict[str, Any] | None:
