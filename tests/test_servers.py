@@ -192,6 +192,13 @@ def test_chroma_server_ingest_reingest_ask(chroma, home, models):
     result = json.loads(out)
     assert result["exit_reason"] == "COMPLETED" and not result["abstained"] and "Marchetti" in result["answer"]
     assert {c["doc_id"] for c in result["citations"]} <= {"harbor-lights", "marchetti"}
+    # hybrid retrieval's BM25 side over HTTP: the index is built from the server's chunks, hits scored by cosine
+    from groundqa.programs.retriever import analyze
+
+    server_store = CorpusStore(None, url=url)
+    dense = {p.chunk_id: p.score for p in server_store.query(QUESTION, k=stored)}
+    found = server_store.lexical_query(QUESTION, 2, analyze)
+    assert len(found) == 2 and all(p.score == pytest.approx(dense[p.chunk_id], abs=1e-4) for p in found)
 
 
 def test_chroma_server_killed_mid_ingest(chroma, home, tmp_path, monkeypatch):
