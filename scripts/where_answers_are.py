@@ -30,8 +30,8 @@ class RecordingRetriever:
         self.inner = inner
         self.seen: dict[str, str] = {}
 
-    def retrieve(self, query: str, k: int) -> Any:
-        passages = self.inner.retrieve(query, k)
+    def retrieve(self, query: str, k: int, contains: Any = (), lexical: int = 0) -> Any:
+        passages = self.inner.retrieve(query, k, contains=contains, lexical=lexical)
         self.seen.update((p.chunk_id, p.text) for p in passages)
         return passages
 

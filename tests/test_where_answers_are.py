@@ -26,13 +26,14 @@ def test_the_recording_retriever_keeps_what_it_returns_and_passes_the_rest_throu
     class Inner:
         k = 4
 
-        def retrieve(self, query: str, k: int, lexical: int = 0) -> list[Passage]:
+        def retrieve(self, query: str, k: int, contains: tuple[str, ...] = (), lexical: int = 0) -> list[Passage]:
             return [Passage(chunk_id=f"{query}#{i}", doc_id=query, title=query, text=f"{query} {i}", score=0.5)
-                    for i in range(k)]
+                    for i in range(k + lexical)]
 
     recording = script.RecordingRetriever(Inner())
     assert len(recording.retrieve("lake", 2)) == 2 and recording.k == 4
     assert recording.seen == {"lake#0": "lake 0", "lake#1": "lake 1"}
+    assert len(recording.retrieve("lake", 2, lexical=1)) == 3 and "lake#2" in recording.seen  # BM25's hits too
 
 
 def test_bad_input_is_one_line(script, tmp_path, capsys):
