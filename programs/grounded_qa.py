@@ -272,7 +272,13 @@ class GroundedQA(dspy.Module):
             passages = merge_passages(*(seen[q] if q in seen else self._retrieve(q) for q in queries))
         if not passages:
             return self._abstain(result, AbstainReason.NO_EVIDENCE, "the corpus returned no passages")
-        evidence = [p for p in passages if p.score >= gates.evidence_floor]
+        # a passage that names everything the question names is evidence whatever its score: a rare name embeds
+        # poorly ("How high is Carn Tollow?" scores 0.2 against the passage that gives its height); so is one
+        # that holds every word of what a question without names asks ("an adult return ticket in 2024")
+        named = tuple(word for name in features(question).names for word in name)
+        terms = asked(question).attribute
+        words = named or (terms if len(terms) >= 2 else ())
+        evidence = [p for p in passages if p.score >= gates.evidence_floor or (words and _holds_all(words, p))]
         if len(evidence) < gates.min_sources:
             best = max(p.score for p in passages)
             return self._abstain(result, AbstainReason.TOO_FEW_SOURCES,
@@ -284,12 +290,6 @@ class GroundedQA(dspy.Module):
         budgets = self.config.budgets
         context = build_context(shown[: gates.max_passages], budgets.max_context_chars, budgets.context_policy)
         result.passages = context.passages
-        # a passage that names everything the question names is evidence whatever its score: a rare name embeds
-        # poorly ("How high is Carn Tollow?" scores 0.2 against the passage that gives its height); so is one
-        # that holds every word of what a question without names asks ("an adult return ticket in 2024")
-        named = tuple(word for name in features(question).names for word in name)
-        terms = asked(question).attribute
-        words = named or (terms if len(terms) >= 2 else ())
         citable = {n for n, p in enumerate(context.passages, start=1)
                    if p.score >= gates.evidence_floor or (p.chunk_id in hop and p.score >= gates.bridge_floor)
                    or (words and _holds_all(words, p))}

@@ -23,7 +23,7 @@ from groundqa.programs.polar import polar_answer, statement
 from groundqa.programs.premises import PremiseVerifier
 from groundqa.programs.presuppositions import heuristic_presuppositions
 from groundqa.signatures.qa import Presupposition
-from groundqa.signatures.types import Passage
+from groundqa.signatures.types import AbstainReason, Passage
 from groundqa.tracking.program_diff import ProgramSource, diff_gates, diff_to_dict, format_diff
 
 
@@ -871,6 +871,12 @@ def test_a_passage_naming_everything_the_question_names_is_evidence_whatever_its
     namesake = island.model_copy(update={"text": island.text.replace("Carn Tollow", "Carn Mor")})
     refused = GroundedQA(_Scored(other, namesake), config).run("How high is Carn Tollow?")  # type: ignore[arg-type]
     assert refused.abstained
+    # the same holds for the count of sources: every passage below the floor, one naming everything still counts
+    low = other.model_copy(update={"score": 0.2})
+    alone = GroundedQA(_Scored(low, island), config).run("How high is Carn Tollow?")  # type: ignore[arg-type]
+    assert not alone.abstained and "212 metres" in alone.answer, alone.abstain_message
+    none = GroundedQA(_Scored(low, namesake), config).run("How high is Carn Tollow?")  # type: ignore[arg-type]
+    assert none.abstain_reason is AbstainReason.TOO_FEW_SOURCES
 
 
 # -- what the orchestra and railway corpora showed (written blind to the program) ---------------------
