@@ -229,7 +229,7 @@ class CorpusStore:
         self._embedder = embedder
         self._session_depth = 0
         self._writes_open = False
-        self._lexical: tuple[int, Analyzer, LexicalIndex] | None = None
+        self._lexical: tuple[tuple[int, int], Analyzer, LexicalIndex] | None = None
         self._lexical_lock = threading.Lock()
         self.collection = self.client.get_or_create_collection(
             name=collection,
@@ -562,8 +562,8 @@ class CorpusStore:
 
     def lexical_index(self, analyzer: Analyzer) -> LexicalIndex:
         """The collection's BM25 index for ``analyzer``, built from the stored chunks (title and text) once per
-        index version."""
-        version = self.index_version
+        index version and chunk count (a write that bypassed :meth:`write_session` changes the count)."""
+        version = (self.index_version, self.count())
         with self._lexical_lock:
             if self._lexical is not None and self._lexical[0] == version and self._lexical[1] is analyzer:
                 return self._lexical[2]
