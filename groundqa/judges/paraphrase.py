@@ -26,7 +26,8 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "teach": "lecture professor taught",
     "work": "employ job worked",
     "design": "designer",
-    "write": "author wrote writer publish published",  # "his history of the library was *published* in 1930"
+    # "his history of the library was *published* in 1930"; an opera is *composed*
+    "write": "author wrote writer publish published compose composed composer",
     "author": "playwright writer wrote written novelist poet",
     "lead": "led leader head chair chaired chairman chairwoman direct directed director",
     "leader": "lead leads led head headed chair chaired",
@@ -125,6 +126,7 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "inaugurate": "open opened",
     "ban": "suspension suspended banned",
     "lawsuit": "case action suit claim",  # "the *lawsuit* over the drug" / "The *case* was filed in 1998"
+    "stable": "hold holds house housed accommodate",  # "how many trams could be *stabled*" / "could *hold* 90 cars"
     "gate": "attendance crowd crowds spectators visitors",  # "the average home *gate*" / "*attendance* of 1,790"
     "crowd": "people spectators onlookers attendance",
     "trophy": "shield prize award awards awarded medal",  # "the youth competition *trophy*" / "*awards* the Quillan Cup"
