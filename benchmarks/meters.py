@@ -139,10 +139,10 @@ class MeteredRetriever(Retriever):
         super().__init__(store, k=k, cache=cache)
         self.meter = meter
 
-    def retrieve(self, query: str, k: int) -> list[Any]:
+    def retrieve(self, query: str, k: int, contains: Sequence[str] = (), lexical: int = 0) -> list[Any]:
         start = time.perf_counter()
         try:
-            return super().retrieve(query, k)
+            return super().retrieve(query, k, contains=contains, lexical=lexical)
         finally:
             self.meter.add_retrieval(start, time.perf_counter())
 

@@ -154,3 +154,15 @@ def test_only_a_relation_that_means_not_is_read_without_polarity() -> None:
     assert prevented.supported and NEGATION_MISMATCH not in prevented.rationale
     plain = verifier.verify(Presupposition(claim="atoms pass through each other", kind="event", role="asked"))
     assert NEGATION_MISMATCH in plain.rationale
+
+
+def test_the_benchmarks_metered_retriever_passes_hybrid_retrieval_through(store: CorpusStore) -> None:
+    from benchmarks.meters import Meter, MeteredRetriever
+
+    meter = Meter()
+    meter.begin()
+    retriever = MeteredRetriever(store, meter)
+    question = "When do gulls nest on the harbour wall?"
+    assert [p.doc_id for p in retriever.retrieve(question, 1, lexical=2)] == ["d", "a"]
+    assert [p.doc_id for p in retriever.retrieve(question, 4, contains=("Superheaters",))] == ["b"]
+    assert meter.end().retrievals == 2
