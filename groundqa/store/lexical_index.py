@@ -1,13 +1,15 @@
 """A BM25 index over a collection's chunks, beside Chroma's dense one (hybrid retrieval).
 
 MiniLM ranks a chunk by what it is about, and misses one that shares the question's rare words but not its
-topic: on 300 answerable questions of SQuAD's training articles (420 chunks), the gold passage is among the
-dense top 4 for 91%, among BM25's top 4 for 97%. So the retriever may add the best lexical chunks the dense
-search left out (:class:`~groundqa.programs.retriever.Retriever`, gate ``lexical_k``).
+topic. So the retriever may add the best lexical chunks the dense search left out
+(:class:`~groundqa.programs.retriever.Retriever`, gate ``lexical_pool``): on 300 answerable questions of SQuAD's
+training articles the program then keeps the gold passage for 288, against 278 from the dense hits alone
+(``scripts/retrieval_recall.py``).
 
-The index is built in memory from the chunks Chroma stores (their text and title), once per collection
-and index version, and scores only the chunks that hold a query term (an inverted index), so a query costs
-time in the number of chunks that share its words, not in the collection's size. Words are compared as
+The index is built in memory from the chunks Chroma stores (their text and title), once per index version and
+chunk count (:meth:`~groundqa.store.chroma_store.CorpusStore.lexical_index`), and scores only the chunks that hold
+a query term (an inverted index), so a query costs time in the number of chunks that share its words, not in the
+collection's size. Words are compared as
 the ``analyzer`` gives them (the caller's stemmer): this module knows no language.
 """
 
