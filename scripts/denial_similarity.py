@@ -10,15 +10,12 @@ Never reads bundled dev/test or SQuAD.
 
 from __future__ import annotations
 
-from groundqa.app import build_program, configure_lm
-from groundqa.config import Settings
 from groundqa.datasets.bundled import load_bundled
 from groundqa.datasets.loaders import load_corpus, load_questions_jsonl
-from groundqa.experiment_data import ExperimentData
-from groundqa.ingest import ingest_documents
 from groundqa.judges.lexical import features, negates
 from groundqa.programs.polar import denial_similarities, statement
 from groundqa.text import split_sentences, strip_citations
+from groundqa.workbench import corpus_program
 
 WORKBENCH = ("software", "valley", "institute", "orchestra", "railway", "vineyard", "airline", "football")
 
@@ -34,10 +31,7 @@ def development_sets():
 def main() -> None:
     print("set | said | cosine | statement | closest negated sentence")
     for name, docs, questions in development_sets():
-        settings = Settings().model_copy(update={"collection": ExperimentData(name, docs, [], questions).collection})
-        configure_lm(settings)
-        ingest_documents(settings, docs)
-        program = build_program(settings)
+        program = corpus_program(name, docs, questions)
         for q in questions:
             if q.type != "negative_existence":
                 continue

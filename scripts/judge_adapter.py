@@ -257,17 +257,11 @@ def _candidates(name: str, docs: list[Any], questions: list[Any], negatives: int
     leaves ``has_type`` false); without ``negatives``, every sentence (for scoring). With ``perturbed``, that many
     questions per answered training question that its gold sentence no longer answers (:func:`perturbed_questions`),
     each a no beside that sentence."""
-    from groundqa.app import build_program, configure_lm
-    from groundqa.config import Settings
-    from groundqa.experiment_data import ExperimentData
-    from groundqa.ingest import ingest_documents
     from groundqa.programs.answerability import asked, check
     from groundqa.text import opening, split_sentences
+    from groundqa.workbench import corpus_program
 
-    settings = Settings().model_copy(update={"collection": ExperimentData("questions", docs, [], questions).collection})
-    configure_lm(settings)
-    ingest_documents(settings, docs)
-    program = build_program(settings)
+    program = corpus_program("questions", docs, questions)
     vocabulary = _corpus_vocabulary(docs)
     shown: dict[str, tuple[str, str, str]] = {}  # a yes row's (title, sentence before, sentence)
     rows: list[dict[str, Any]] = []

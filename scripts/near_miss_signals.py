@@ -55,13 +55,10 @@ def auc(positive: list[float], negative: list[float]) -> float:
 def sentences(corpora: list[str]) -> None:
     import numpy as np
 
-    from groundqa.app import build_program, configure_lm
-    from groundqa.config import Settings
     from groundqa.datasets.loaders import load_corpus, load_questions_jsonl
-    from groundqa.experiment_data import ExperimentData
-    from groundqa.ingest import ingest_documents
     from groundqa.programs.answerability import asked, check
     from groundqa.text import opening, split_sentences
+    from groundqa.workbench import corpus_program
 
     gold_cos: list[float] = []
     miss_cos: list[float] = []
@@ -71,10 +68,7 @@ def sentences(corpora: list[str]) -> None:
         root = WORKBENCH / name
         docs = load_corpus(root / "corpus.jsonl").items
         questions = load_questions_jsonl(root / "questions.jsonl").items
-        settings = Settings().model_copy(update={"collection": ExperimentData("questions", docs, [], questions).collection})
-        configure_lm(settings)
-        ingest_documents(settings, docs)
-        program = build_program(settings)
+        program = corpus_program("questions", docs, questions)
         embedder = program.retriever.store.embedder
         for q in questions:
             what = asked(q.question)

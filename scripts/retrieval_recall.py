@@ -28,13 +28,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pools", type=int, nargs="+", default=[0, 1])
     args = parser.parse_args(argv)
 
-    from groundqa.app import build_program, configure_lm
-    from groundqa.config import Settings
+    from groundqa.app import build_program
     from groundqa.datasets.loaders import load_corpus, load_questions_jsonl
     from groundqa.datasets.squad import load_squad2
     from groundqa.errors import GroundQAError
-    from groundqa.experiment_data import ExperimentData
-    from groundqa.ingest import ingest_documents
+    from groundqa.workbench import corpus_settings
 
     try:
         if args.squad:
@@ -51,9 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     if not docs or not answerable:
         print("retrieval_recall: no documents or no answerable question with a gold document", file=sys.stderr)
         return 2
-    settings = Settings().model_copy(update={"collection": ExperimentData("recall", docs, [], questions).collection})
-    configure_lm(settings)
-    ingest_documents(settings, docs)
+    settings = corpus_settings("recall", docs, questions)
     for pool in args.pools:
         program = build_program(settings, gates={"lexical_pool": pool})
         found = from_bm25 = 0

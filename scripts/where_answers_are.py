@@ -58,14 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gate", action="append", default=[], help="NAME=VALUE, as groundqa evaluate takes it")
     args = parser.parse_args(argv)
 
-    from groundqa.app import build_program, configure_lm
     from groundqa.cli.common import gate_overrides
-    from groundqa.config import Settings
     from groundqa.datasets.loaders import load_corpus, load_questions_jsonl
     from groundqa.errors import GroundQAError
-    from groundqa.experiment_data import ExperimentData
-    from groundqa.ingest import ingest_documents
     from groundqa.metrics.composite import score_item
+    from groundqa.workbench import corpus_program
 
     try:
         gates = gate_overrides(args.gate)
@@ -77,10 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     if not docs or not questions:
         print("where_answers_are: no documents or no questions to read", file=sys.stderr)
         return 2
-    settings = Settings().model_copy(update={"collection": ExperimentData("where", docs, [], questions).collection})
-    configure_lm(settings)
-    ingest_documents(settings, docs)
-    program = build_program(settings, gates=gates)
+    program = corpus_program("where", docs, questions, gates)
     recording = RecordingRetriever(program.retriever)
     program.retriever = recording
     texts = [d.text for d in docs]
