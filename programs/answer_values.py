@@ -164,4 +164,18 @@ def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str],
     return bool({stem(n) for n in names} - question_words - {"the", "a", "an", "he", "she", "it", "they", "in"})
 
 
-__all__ = ["CALENDAR_WORDS", "MEASURE_OF", "MEASURES", "TELEGRAPHIC_MEASURE", "AnswerType", "has_type"]
+# "How tall/high/deep/wide/heavy …?" asks for a physical measure, which only a number in its unit gives ("A clock tower
+# was added in 1838" and "supported by four king poles" say no height); not "how long" or "how far", which also ask a
+# time or a stage reached
+_PHYSICAL_Q = re.compile(r"\bhow (?:tall|high|deep|wide|heavy)\b", re.I)
+_IN_ITS_UNIT = re.compile(rf"{_MEASURE_AMOUNT.pattern}|{_MONEY_VALUE.pattern}|\d\s*(?:%|per ?cent\b)|"
+                          rf"\b(?:{_NUMBER})\s*(?:-\s*)?(?:stor(?:e)?ys?|stories|floors?|hundredweight|cwt|fathoms?)\b", re.I)
+
+
+def lacks_measure(question: str, text: str) -> bool:
+    """Whether ``question`` asks for a physical measure (:data:`_PHYSICAL_Q`) and ``text`` gives no number in a unit
+    (or a share or a price: "how high was turnout", "how high were the fares")."""
+    return bool(_PHYSICAL_Q.search(question)) and not _IN_ITS_UNIT.search(text)
+
+
+__all__ = ["CALENDAR_WORDS", "MEASURE_OF", "MEASURES", "TELEGRAPHIC_MEASURE", "AnswerType", "has_type", "lacks_measure"]

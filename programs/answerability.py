@@ -43,7 +43,15 @@ from groundqa.judges.lexical import (
 from groundqa.judges.paraphrase import said_otherwise, stemmed_groups
 from groundqa.text import strip_citations
 
-from .answer_values import CALENDAR_WORDS, MEASURE_OF, MEASURES, TELEGRAPHIC_MEASURE, AnswerType, has_type
+from .answer_values import (
+    CALENDAR_WORDS,
+    MEASURE_OF,
+    MEASURES,
+    TELEGRAPHIC_MEASURE,
+    AnswerType,
+    has_type,
+    lacks_measure,
+)
 from .contradiction import asks_doer, conflict_about, name_in_place, prefixed_opposites
 
 _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)"
@@ -1415,13 +1423,16 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     other = _other_dimension(what, text) if what.kind == "number" else ""
     if other:
         missing = (*missing, f"the sentence measures how {other}")
+    unmeasured = what.kind == "number" and not other and lacks_measure(what.question, text)
+    if unmeasured:  # "How tall is the clock tower?": "A clock tower was added above the east wing in 1838"
+        missing = (*missing, "the sentence gives no measure")
     denial = denies_asked(what, text)
     if denial:
         missing = (*missing, "the sentence says it is not so")
     missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
     typed = (has_type(what.kind, text, features(what.question).tokens, what.question) and not what.required & set(missing)
-             and not other and not former and not undenied and not relative and not _kin_unsaid(what, missing, f"{title}. {text}")
+             and not other and not unmeasured and not former and not undenied and not relative and not _kin_unsaid(what, missing, f"{title}. {text}")
              and swapped is None and not elsewhere and not silent and not denial)
     weights = what.weight
     total = sum(weights.values())

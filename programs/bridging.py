@@ -216,6 +216,21 @@ def _made_by(name: str, sentence: str, nouns: Sequence[str]) -> bool:
     return bool(makers) and re.search(made, sentence) is not None
 
 
+# A place a person's life is tied to, named by a noun the sentence says as an act and a preposition ("the *birthplace*
+# of Johanna Ferrant": "She was *born in* Varnoux-les-Thermes", not the River Orvel of another sentence on her page)
+_PLACE_ROLES: dict[str, str] = {
+    "birthplace": r"born (?:in|at)", "hometown": r"(?:born|grew up|raised) (?:in|at)",
+    "burial": r"(?:buried|interred|lies) (?:in|at)", "deathplace": r"died (?:in|at)",
+}
+
+
+def _placed(name: str, sentence: str, nouns: Sequence[str]) -> bool:
+    """Whether the question describes a place by a life's event (:data:`_PLACE_ROLES`: "the *birthplace* of …") and
+    the sentence puts the event at the name ("*born in* Varnoux-les-Thermes")."""
+    acts = [_PLACE_ROLES[n] for n in nouns if n in _PLACE_ROLES]
+    return any(re.search(rf"\b{act} (?:the (?:[a-z]+ )?)?{re.escape(name)}\b", sentence) for act in acts)
+
+
 # "Cornelius Ashby's *predecessor*", "the abbot's *successor*": the name the sentence puts before or after him
 _SUCCESSION_Q = re.compile(r"['’]s? (predecessor|successor)s?\b", re.I)
 _BEFORE = r"(?:succeeded|replaced|took over from|followed on from)"
@@ -338,7 +353,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             said = ((_ends(name) | _kinds(tokens, name)) & describing or _head_is_a_kind(name, described)
                     or _called(name, sentence, described, heads) or _made_by(name, sentence, described)
                     or _done_by(name, sentence, describing) or _done_where(name, sentence, question)
-                    or _whose(name, sentence, question))
+                    or _whose(name, sentence, question) or _placed(name, sentence, described))
             kind_bonus = 0.5 if said or _succeeds(succession, name, sentence) or _dated_by(name, sentence, years) else 0.0
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):

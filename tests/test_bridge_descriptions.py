@@ -151,3 +151,15 @@ def test_a_phrasal_verbs_particle_does_not_hide_the_main_clause():
     what = asked("When did the firm that built the Tarrow engines close down?")
     assert what.weight[stem("close")] == 1.0 and what.weight[stem("built")] == 0.5
 
+
+
+def test_a_birthplace_is_the_place_the_sentence_says_she_was_born_in():
+    # the best-ranked chunk of her page names a bath house and a physician; the place is where she "was born in"
+    work = passage("johanna-ferrant", "Johanna Ferrant",
+                   "She also opened the Orvel Bath House in 1899 to serve working-class visitors at lower prices, and "
+                   "in 1895 she appointed Emilie Harwath as physician at the Elvirabad.", 1)
+    life = passage("johanna-ferrant", "Johanna Ferrant",
+                   "Johanna Ferrant (1848–1921) was director of the Kessenbrunn Mineral Springs Company from 1891 to "
+                   "1912. She was born in Varnoux-les-Thermes, where her father kept a bathing establishment.")
+    ranked = find_bridges("Which river flows through the birthplace of Johanna Ferrant?", [work, life])
+    assert ranked[0].entity == "Varnoux"

@@ -84,6 +84,38 @@ def test_a_sentence_that_answers_another_question_is_never_rescued(monkeypatch: 
     assert not program.run("How wide is the Ossing Reading Room?").abstained
 
 
+CLOCK = ("The Harlow Exchange was completed in 1784. A clock tower was added above the east wing in 1838. "
+         "The tower is 24 metres tall.")
+
+
+def test_a_physical_measure_is_read_only_in_a_sentence_that_gives_one_in_its_unit(monkeypatch: pytest.MonkeyPatch):
+    # the judge reads the clock tower's date as its height: a sentence with no number in a unit is never read for
+    # "how tall", "how deep", "how heavy" ...
+    program, read = judged_program(monkeypatch, passage("exchange#0", 0.6, CLOCK.rsplit(" The tower", 1)[0],
+                                                        "Harlow Exchange"), {"clock tower was added": 6.0})
+    result = program.run("How tall is the clock tower of the Harlow Exchange?")
+    assert result.abstain_reason is AbstainReason.NOT_ANSWERED
+    assert not any("1838" in sentence for sentence in read)  # not even read
+    # where a sentence gives the height, it is the answer
+    program, _ = judged_program(monkeypatch, passage("exchange#0", 0.6, CLOCK, "Harlow Exchange"), {})
+    assert "24 metres" in program.run("How tall is the clock tower of the Harlow Exchange?").answer
+
+
+@pytest.mark.parametrize("question, text, lacks", [
+    ("How tall were the king poles of the Great Canvas?", "It was supported by four king poles and seated 2,900.", True),
+    ("How deep is Lake Orm?", "Lake Orm was dammed in 1902.", True),
+    ("How deep is Lake Orm?", "Lake Orm is 87 m deep at its deepest point.", False),
+    ("How heavy is the tenor bell?", "The tenor bell weighs 2,140 kg.", False),
+    ("How tall is the mill?", "The mill is six storeys high.", False),
+    ("How high were the fares in 1920?", "A return ticket cost 4 shillings.", False),
+    ("How long did she serve?", "She served from 1901 to 1934.", False),  # a time: not a physical measure
+])
+def test_lacks_measure(question: str, text: str, lacks: bool) -> None:
+    from groundqa.programs.answer_values import lacks_measure
+
+    assert lacks_measure(question, text) is lacks
+
+
 def test_a_span_from_top_to_bottom_is_a_depth_not_a_distance() -> None:
     from groundqa.programs.answerability import asked, check
 

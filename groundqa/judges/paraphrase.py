@@ -101,6 +101,7 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "sail": "aboard sailed voyage",
     "fund": "funded funding financed sponsored paid",
     "bloom": "flower flowers blossom blossoms",
+    "flow": "river stream",  # "Which river *flows* through Varnoux?" / "a spa town on the *River* Aubrine"
     "wind": "gust gusts gale",
     "publish": "issued issue appear appeared published",
     # everyday words of people and trade ("its first *female* member" / "the first *woman* admitted")
