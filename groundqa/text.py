@@ -92,3 +92,22 @@ _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 def content_words(text: str) -> list[str]:
     """Lower-cased word tokens of ``text`` without stop words (order kept, duplicates kept)."""
     return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
+
+
+_ACRONYM = re.compile(r"\b[A-Z]{2,6}s?\b")
+
+
+def acronyms(text: str) -> list[str]:
+    """The acronyms ``text`` writes in capitals ("the tracing *GC*", "*LSP* clients"), a plural "s" dropped."""
+    return [m.group(0).rstrip("s") if m.group(0).endswith("s") and len(m.group(0)) > 2 else m.group(0)
+            for m in _ACRONYM.finditer(text)]
+
+
+def spells_out(acronym: str, text: str) -> bool:
+    """Whether ``text`` writes ``acronym`` out as the initials of consecutive words ("GC": "the tracing *garbage
+    collector*", "LSP": "the *Language Server Protocol*")."""
+    letters = acronym.lower()
+    words = re.findall(r"[A-Za-z]+", text)
+    return len(letters) >= 2 and any("".join(w[0].lower() for w in words[i:i + len(letters)]) == letters
+                                     for i in range(len(words) - len(letters) + 1))
+

@@ -41,7 +41,7 @@ from groundqa.judges.lexical import (
     term_spans,
 )
 from groundqa.judges.paraphrase import said_otherwise, stemmed_groups
-from groundqa.text import strip_citations
+from groundqa.text import acronyms, spells_out, strip_citations
 
 from .answer_values import (
     CALENDAR_WORDS,
@@ -90,7 +90,10 @@ _OCCUPATION_Q = re.compile(r"^(?:\w+ )?(?:what|which) (?:(?:is|was|are|were) )?(
                            r"profession|occupation|trade|line of work|line of business)\b"
                            r"|^(?:what|which) (?:did|does|do) .+ do for a living\b", re.I)
 # "What is the station's research boat *called*?", "What was the ship named?": a name is asked for
-_NAME_Q = re.compile(r"^(?:what|which)\b.*\b(?:called|named)\W*$", re.I)
+# "What was the works called?", and called at another time ("… called *before the province bought it*", "… named
+# *until 1819*")
+_NAME_Q = re.compile(r"^(?:what|which)\b.*\b(?:called|named)(?: (?:before|until|after|when|in|originally|at first)\b.*)?"
+                     r"\W*$", re.I)
 
 # Words of the wh-phrase that name the asked type, not an attribute ("in which *city*", "what *year*").
 def _words(text: str) -> list[str]:
@@ -153,6 +156,9 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\b([a-z]+) count(?=\W*$)", re.I), r"number of \1"),  # "Ostler Hut *bed count*?"
            (re.compile(r"\bhelp(?:s|ed|ing)? (?:to )?pay for\b", re.I), "funded"),  # "Which company *helped pay for* …?"
            (re.compile(r"\bnowadays\b", re.I), "now"),
+           (re.compile(r"\bw(?:alk|alks|alked|alking) out\b", re.I), "strike"),  # "Why did the painters *walk out*?"
+           # a release *ships* ("when Quennet 3.0 *shipped*"); a cargo is shipped, too, so only after a version number
+           (re.compile(r"\b(\d+(?:\.\d+)+) ship(?:s|ped)\b"), r"\1 released"),
            (re.compile(r"\bt(?:ake|akes|ook|aken|aking) off the market\b", re.I), "withdrawn"),
            (re.compile(r"\bg(?:ive|ives|ave|iven|iving) (\w+(?: \w+)?) the green light\b", re.I), r"approved \1"),
            (re.compile(r"\bfree of charge\b", re.I), "free"),
@@ -204,7 +210,7 @@ _DIMENSIONS: dict[str, frozenset[str]] = stemmed_groups({
         "population": "population resident inhabitant people live census",
         "share": "share per cent percent percentage proportion fraction half third quarter majority",
         "live": "live resident inhabitant inhabited population people home",
-        "born": "born birth",
+        "born": "born birth native",  # "*A native of* Tessing, he trained as a surveyor"
         "died": "die death dead kill fatal drown drowned perish perished",
         "married": "married marry wife husband spouse wed",
         "founded": "found establish begin start open create",
@@ -1009,7 +1015,10 @@ def _unnamed(what: Asked, text: str) -> list[str]:
     if what.kind == "yes_no" or not what.named:
         return []
     feats = features(text)
-    return [" ".join(name) for name in what.named if not all(feats.covers(word) for word in name)]
+    # an acronym the text writes out ("the tracing *GC*": "the tracing *garbage collector*") is named
+    spelled = {a.lower() for a in acronyms(what.question) if spells_out(a, text)}
+    return [" ".join(name) for name in what.named
+            if not all(feats.covers(word) or word in spelled for word in name)]
 
 
 _LENGTH_UNIT = r"(?:metres?|meters?|m|km|kilometres?|kilometers?|feet|ft|foot|miles?)"

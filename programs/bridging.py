@@ -18,7 +18,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from groundqa.hypernyms import names_a_kind_of
-from groundqa.judges.lexical import LIFESPAN, NOT_A_PERSON, STOPWORDS, YEAR_IN_TEXT, features, stem
+from groundqa.judges.lexical import (
+    HONORIFICS,
+    LIFESPAN,
+    NOT_A_PERSON,
+    STOPWORDS,
+    YEAR_IN_TEXT,
+    features,
+    stem,
+)
+from groundqa.judges.paraphrase import said_otherwise
 from groundqa.signatures.types import Passage
 from groundqa.text import split_sentences, strip_citations
 
@@ -53,11 +62,6 @@ class Bridge:
     not only a hop further."""
 
 
-# A rank or office written before a full name; the name is what the other passages use.
-_HONORIFICS = frozenset(re.findall(r"[a-z]+", """matron sister nurse doctor dr surgeon professor prof captain
-    commander colonel major general admiral lieutenant sergeant inspector constable sir dame lady lord mr mrs ms miss
-    reverend rev father bishop abbot mayor alderman councillor judge chief"""))
-
 # a plural possessive inside a name is part of it ("the Kelbrunn Glassworkers' Union")
 # a firm's partners are one name ("Fennick *&* Sons")
 _NAME = re.compile(r"\b[A-Z][a-z\u00C0-\u024F]+(?:(?<=s)['’](?= [A-Z]))?"
@@ -75,7 +79,7 @@ def _names(sentence: str, capitalised: set[str]) -> list[str]:
         if words[0].lower() in STOPWORDS:  # "His charts", "The library": not a name
             words = words[1:]
             span = " ".join(words)
-        if len(words) >= 3 and words[0].lower() in _HONORIFICS:  # "Matron Winifred Clay" is Winifred Clay
+        if len(words) >= 3 and words[0].lower() in HONORIFICS:  # "Matron Winifred Clay" is Winifred Clay
             words = words[1:]
             span = " ".join(words)
         if len(span) <= 2 or not words or span.lower() in CALENDAR_WORDS:
@@ -168,8 +172,9 @@ def _done_by(name: str, sentence: str, acts: set[str]) -> bool:
     """Whether the sentence says the name did what the description says was done, as "<done> by <name>" ("*sewn by*
     the sailmakers Fennick & Sons" for "the firm that *sewed* the Great Canvas"); ``acts`` are the description's
     word stems."""
-    return any(stem(m.group(1)) in acts for m in re.finditer(
-        rf"\b([a-z]+) by (?:the (?:[a-z]+ ){{0,2}})?{re.escape(name)}\b", sentence))
+    said = acts | {w for act in acts for w in said_otherwise(act)}  # "*set up* in 1809 by" for "the founder of"
+    return any(stem(m.group(1)) in said for m in re.finditer(
+        rf"\b([a-z]+)(?: up)?(?: in \d{{4}})? by (?:the (?:[a-z]+ ){{0,2}})?{re.escape(name)}\b", sentence))
 
 
 _WHOSE = re.compile(r"\bwhose ([a-z]+)\b")
@@ -224,10 +229,18 @@ _PLACE_ROLES: dict[str, str] = {
 }
 
 
-def _placed(name: str, sentence: str, nouns: Sequence[str]) -> bool:
-    """Whether the question describes a place by a life's event (:data:`_PLACE_ROLES`: "the *birthplace* of …") and
-    the sentence puts the event at the name ("*born in* Varnoux-les-Thermes")."""
-    acts = [_PLACE_ROLES[n] for n in nouns if n in _PLACE_ROLES]
+# "the city *where* Irmina Falkstedt *was born*": a birthplace said as a clause; a settlement's, not "the *inn* where
+# she grew up" (the inn, not the town it stands in)
+_WHERE_LIFE = re.compile(r"\b(?:city|town|village|hamlet|place|port|country|island|parish|region|district|county|"
+                         r"province|settlement) where\b[^?]*?\b(born|died|buried|grew up|raised)\b", re.I)
+_LIFE_ROLE = {"born": "birthplace", "died": "deathplace", "buried": "burial", "grew up": "hometown", "raised": "hometown"}
+
+
+def _placed(name: str, sentence: str, nouns: Sequence[str], question: str = "") -> bool:
+    """Whether the question describes a place by a life's event (:data:`_PLACE_ROLES`: "the *birthplace* of …", "the
+    city *where* she *was born*") and the sentence puts the event at the name ("*born in* Varnoux-les-Thermes")."""
+    roles = [*nouns, *(_LIFE_ROLE[m.group(1).lower()] for m in _WHERE_LIFE.finditer(question))]
+    acts = [_PLACE_ROLES[n] for n in roles if n in _PLACE_ROLES]
     return any(re.search(rf"\b{act} (?:the (?:[a-z]+ )?)?{re.escape(name)}\b", sentence) for act in acts)
 
 
@@ -295,6 +308,11 @@ def _wants_person(question: str) -> bool:
     return bool(_PERSON_HEAD.search(question))
 
 
+_WHICH_KIND = re.compile(r"^(?:(?:in|at|on|from|for|to|by|with|under) )?(?:which|what) ([a-z]+)\b"
+                         r"(?! (?:is|was|are|were)\b)", re.I)
+"""The kind a "which" question asks for, unless the question says that it is what the description describes ("Which
+*firm was* the architect of the renovation?")."""
+
 _LIGHT_VERBS = frozenset(stem(w) for w in re.findall(r"[a-z]+", "make makes made do does did take takes took have has had "
                                                                   "give gives gave"))
 """Verbs that carry a description's noun and say nothing of their own ("the man who *made* the first winter ascent"):
@@ -328,7 +346,11 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     scored: dict[str, float] = {}  # name -> its score, at its best sentence
     what = asked(question)
     person = _wants_person(question)
-    described = [w.lower() for w in _surface(question, sorted(wanted.content - known)) if len(w) > 3]
+    # the kind a "which" question asks for is the answer's, not the bridge's ("Which *firm* employed the author of
+    # Tallyhold …?": "the logistics *firm* Grenmark Freight" is the answer, the author the bridge)
+    asked_kind = _WHICH_KIND.match(question)
+    described = [w.lower() for w in _surface(question, sorted(wanted.content - known)) if len(w) > 3
+                 and not (asked_kind and w.lower() == asked_kind.group(1).lower())]
     heads = RELATIVE_HEAD.findall(question)
     succession = _SUCCESSION_Q.search(question)
     years = features(question).years
@@ -353,7 +375,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             said = ((_ends(name) | _kinds(tokens, name)) & describing or _head_is_a_kind(name, described)
                     or _called(name, sentence, described, heads) or _made_by(name, sentence, described)
                     or _done_by(name, sentence, describing) or _done_where(name, sentence, question)
-                    or _whose(name, sentence, question) or _placed(name, sentence, described))
+                    or _whose(name, sentence, question) or _placed(name, sentence, described, question))
             kind_bonus = 0.5 if said or _succeeds(succession, name, sentence) or _dated_by(name, sentence, years) else 0.0
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):

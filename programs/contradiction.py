@@ -26,14 +26,22 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, get_args
 
-from groundqa.judges.lexical import STOPWORDS, TextFeatures, features, misspelling_of, names_conflict, stem
+from groundqa.judges.lexical import (
+    HONORIFICS,
+    STOPWORDS,
+    TextFeatures,
+    features,
+    misspelling_of,
+    names_conflict,
+    stem,
+)
 from groundqa.signatures.types import Passage
 from groundqa.text import split_sentences, strip_citations
 
 ConflictKind = Literal["year", "antonym", "negation", "person"]
 ALL_KINDS: frozenset[ConflictKind] = frozenset(get_args(ConflictKind))
 
-_PAIRS = """add remove | add drop | hash plaintext | open close | win lose | join leave | approve reject |
+_PAIRS = """add remove | add removal | add drop | hash plaintext | open close | win lose | join leave | approve reject |
     increase decrease | increase reduce | begin end | start end | start stop | buy sell | rise fall | accept refuse |
     agree refuse | agree decline | accept decline | accept reject | allow ban | allow forbid | allow prohibit |
     enter exit | arrive depart | import export |
@@ -69,7 +77,7 @@ _CLOSED_SETS = """first second third fourth fifth sixth seventh eighth ninth ten
     red orange yellow green blue purple black white"""
 # Acts that can each happen in turn to the same thing (it opened, later closed): their opposites deny a claim only
 # about one occasion.
-_REVERSIBLE = frozenset(stem(w) for w in re.findall(r"[a-z]+", """add remove drop open close join leave begin end start
+_REVERSIBLE = frozenset(stem(w) for w in re.findall(r"[a-z]+", """add remove removal drop open close join leave begin end start
     stop buy sell rise fall enter exit arrive depart marry divorce hire fire build demolish introduce abolish scrap
     expand shrink grow increase decrease reduce raise lower gain lose"""))
 # One exchange seen from either side: "X bought it from Y" is "Y sold it to X". Only a claim that names who did it
@@ -206,11 +214,13 @@ def conflict_about(claim: TextFeatures, sentence: TextFeatures, threshold: float
     context = context or sentence
     if kind == "antonym" and explained <= stated_both and all(context.covers(t) for t in explained):
         return None
-    pinned = {t for name in claim.names for t in name}
+    # a rank before a full name is not pinned ("*Count* Aurel Vessendorf" is "Aurel Vessendorf" on his page)
+    ranks = {name[0] for name in claim.names if len(name) >= 3 and name[0] in HONORIFICS}
+    pinned = {t for name in claim.names for t in name} - ranks
     if any(not context.covers(t) for t in pinned - explained):
         return None  # about something else: every name the claim pins must be there
     # what the claim says about them (names, numbers and the conflict itself left out)
-    rest = [t for t in claim.content if t not in explained and t not in claim.numbers and t not in pinned]
+    rest = [t for t in claim.content if t not in explained and t not in claim.numbers and t not in pinned and t not in ranks]
     if kind in ("year", "person") and len(rest) < 2:
         return None  # a name or a year with one noun asserts no event that another year or person denies
     if (kind == "antonym" and explained <= _REVERSIBLE and not rest
@@ -308,6 +318,30 @@ def name_in_place(question: str, sentence: str) -> str | None:
     return None
 
 
+_OBJECT_CLAUSE = re.compile(r"(?P<before>[^,;]*?), (?:which|that) (?P<clause>[^,;]+)")
+
+
+def _words(text: str) -> list[str]:
+    return [stem(w) for w in re.findall(r"[A-Za-z]+", text.lower()) if w not in STOPWORDS]
+
+
+def without_object_clauses(sentence: str, claim: str) -> str:
+    """``sentence`` without a relative clause said of the claim's *object* that holds the claim's own act: in "the
+    removal of … the bundled Java runtime, *which had added* about 140 megabytes" the runtime added megabytes;
+    nothing in it says that the release added the runtime ("Why did Quennet 2.0 *add* a bundled Java runtime?"). A
+    clause said of the claim's subject ("The canal, which closed in 1967, …") stays."""
+    order = _words(claim)
+    position = {w: i for i, w in reversed(list(enumerate(order)))}
+
+    def drop(match: re.Match[str]) -> str:
+        antecedent = [w for w in _words(match.group("before"))[-3:] if w in position]
+        acts = [w for w in _words(match.group("clause")) if w in position]
+        said_of_object = antecedent and acts and min(position[a] for a in acts) < min(position[w] for w in antecedent)
+        return match.group("before") if said_of_object else match.group(0)
+
+    return _OBJECT_CLAUSE.sub(drop, sentence)
+
+
 def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float,
                        kinds: frozenset[ConflictKind] = ALL_KINDS) -> Contradiction | None:
     """The passage sentence that best contradicts ``claim`` in one of ``kinds`` (``None`` when none does)."""
@@ -325,7 +359,8 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
             titled = features(f"{passage.title}. {read}" if passage.title else read)
             dated = dated or bool(wanted.years and set(wanted.years) <= set(titled.years)
                                   and all(titled.covers(t) for t in pinned))
-            found = conflict_about(wanted, features(read), threshold, titled, doer_asked=doer_asked)
+            found = conflict_about(wanted, features(without_object_clauses(read, claim)), threshold, titled,
+                                   doer_asked=doer_asked)
             if found is not None and found[0] in kinds:
                 found_all.append(Contradiction(index, sentence, found[0], found[1], found[2]))
     # "the fund turned to buying equipment after 1952" does not deny that it bought an X-ray set in 1913, which
@@ -335,4 +370,4 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
 
 
 __all__ = ["ANTONYMS", "Contradiction", "asks_doer", "conflict", "conflict_about", "find_contradiction",
-           "name_in_place"]
+           "name_in_place", "without_object_clauses"]

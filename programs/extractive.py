@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from groundqa.judges.lexical import NOT_A_PERSON, features, stem
+from groundqa.signatures.types import Passage
 from groundqa.store.embeddings import get_embedder
 from groundqa.text import content_words, opening, split_sentences, strip_citations
 
@@ -190,6 +191,9 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
             continue
         lead = _bridge_sentence(context, bridge, candidate) if not out.chosen else None
         passage = context.passages[candidate.number - 1]
+        if lead is not None and _of_its_page(bridge, passage, candidate.text):
+            continue  # on Matthias Kolbeck's page, "*Born in* Orlenz, *he* trained … before Count Aurel Vessendorf
+            # engaged him" tells where Kolbeck was born, not the bridge Vessendorf
         if lead is not None and what.type_only and not about(
                 bridge.entity, f"{passage.title}. {openings[candidate.number]} {candidate.text}"):
             continue  # a type asked of the bridge ("the *profession* of the man whose …") is said about it
@@ -241,6 +245,18 @@ _PERSON_TITLE = re.compile(r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)+")
 
 
 _IT = re.compile(r"(?:It|Its|This)\b")
+_OF_THE_PAGE = re.compile(r"(?:He|She|His|Her|Born|Educated|Trained)\b")
+"""A sentence that opens so speaks of its page's subject."""
+
+
+def _of_its_page(bridge: Bridge, passage: Passage, text: str) -> bool:
+    """Whether ``text`` speaks of its page's subject (:data:`_OF_THE_PAGE`), a person other than the bridge, and names
+    the bridge beside them: the bridge is someone the subject met, not whom the sentence is about."""
+    title = passage.title.strip()
+    return (_OF_THE_PAGE.match(text) is not None and _PERSON_TITLE.fullmatch(title) is not None
+            and not set(features(title).content) & NOT_A_PERSON
+            and not about(bridge.entity, title) and not about(title, bridge.entity)  # ("Count" Aurel Vessendorf)
+            and about(bridge.entity, text))
 
 
 def _names_the_asked_kind(what: Asked, text: str, title: str) -> bool:

@@ -72,14 +72,27 @@ def polar_answer(question: str, context: NumberedContext, judge: EntailmentJudge
         sentence, coverage = _best_sentence(claim, passage.text, passage.title)
         if coverage == 1.0 and (best is None or verdict.support > best.support):
             best = PolarAnswer("yes", number, sentence, round(verdict.support, 4))
-    if best is not None:
-        return best
     allowed = [p for n, p in enumerate(context.passages, start=1) if citable is None or n in citable]
+    if best is not None and _on_its_subjects_page(claim, context.passages[best.number - 1]):
+        return best
     denial = find_contradiction(claim, allowed, contradiction_threshold)
-    if denial is not None and denial.kind in ("negation", "antonym"):
+    denied = denial is not None and denial.kind in ("negation", "antonym")
+    # a "yes" read off another page ("The city's railway station opened in 1868; it remained the nearest station to
+    # Strenholm" on Oderwick's) gives way to a denial on the subject's own ("The town has never had its own railway
+    # station" on Strenholm's)
+    if best is not None and not (denied and _on_its_subjects_page(claim, allowed[denial.passage])):
+        return best
+    if denial is not None and denied:
         number = context.passages.index(allowed[denial.passage]) + 1
         return PolarAnswer("no", number, denial.sentence, denial.coverage)
     return _denial_in_other_words(claim, context, allowed, denial_similarity)
+
+
+def _on_its_subjects_page(claim: str, passage: Passage) -> bool:
+    """Whether ``passage`` is titled with every name ``claim`` pins (its subject's own page)."""
+    names = features(claim).names
+    title = features(passage.title or "")
+    return bool(names) and any(all(title.covers(t) for t in name) for name in names)
 
 
 def _denial_in_other_words(claim: str, context: NumberedContext, allowed: list[Passage],

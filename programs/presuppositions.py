@@ -45,6 +45,7 @@ from .answerability import (
     describes_entity,
     plain_words,
 )
+from .year_bridge import dated_question
 
 _YES_NO = {"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will",
            "would", "should", "shall", "may", "might", "must"}
@@ -253,7 +254,7 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
         # answer check holds both hops to it
         return (_claims(_named(text, years=False, why="named in a question answered in two hops")) +
                 _objects(rest))[:MAX_CLAIMS]
-    return (_claims(_two_hops(claim[0]), "asked") + _objects(rest))[:MAX_CLAIMS]
+    return (_claims(_two_hops(claim[0], dated=dated_question(text) is not None), "asked") + _objects(rest))[:MAX_CLAIMS]
 
 
 _QUOTE = re.compile(r"(?<!\w)['\"\u2018\u2019\u201c\u201d]|['\"\u2018\u2019\u201c\u201d](?!\w)")
@@ -265,11 +266,23 @@ _DESCRIBED_AGENT = re.compile(r"\bthe (?:[a-z]+ )?[a-z]+ (?:[a-z]+ed|built|run|l
                               r"by the [a-z]+\b")
 
 
-def _two_hops(claim: Claim) -> list[Claim]:
+# "… *when* Quennet 3.0 shipped", "… *at the time* Quennet 3.4 was released": the time of another event
+_AT_THE_TIME = re.compile(r"^(?P<relation>.+?)\s+(?:when|while|during|at the time(?: of| when| that)?)\s+(?P<event>.+)$",
+                          re.I)
+
+
+def _two_hops(claim: Claim, dated: bool = False) -> list[Claim]:
     """An asked relation about a described thing ("staff work at *the research station that Ines Halloran
     directs*") spans two passages (one names the station, another counts its staff): it is checked as the
-    relation up to the description's head noun and as the description from that noun on."""
+    relation up to the description's head noun and as the description from that noun on. Who held a post at the
+    time of another event (``dated``, a question the year bridge answers: "Who chaired the steering committee *when*
+    Quennet 3.0 shipped?") is two facts too, each on its own page (the release's date; who chaired the committee in
+    which years): each is checked alone. Not any "while" ("What do astronauts experience *while* in free-fall?"): one
+    passage says that."""
     text, why, kind = claim
+    timed = _AT_THE_TIME.match(text) if dated else None
+    if timed and content_words(timed.group("relation")) and content_words(timed.group("event")):
+        return [(timed.group("relation"), why, kind), (timed.group("event"), "when the question asks about", kind)]
     clause = _RELATIVE.search(text)
     head = text[: clause.start()].split() if clause else []
     if clause is None or len(content_words(" ".join(head))) < 3 or not content_words(text[clause.end():]):

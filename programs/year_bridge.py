@@ -22,7 +22,7 @@ from groundqa.judges.lexical import LIFESPAN, YEAR_IN_TEXT, features, stem
 from groundqa.signatures.types import Passage
 from groundqa.text import split_sentences, strip_citations
 
-from .answerability import asked
+from .answerability import asked, plain_words
 from .bridging import Bridge
 
 # the time of what is asked, set by an event: "… *when* the museum first opened", "… *in the year* Colm Ardley became
@@ -66,7 +66,7 @@ def dated_question(question: str) -> DatedQuestion | None:
     match = _DATED_BY.match(question.strip())
     if match is None or YEAR_IN_TEXT.search(match.group("event")) or asked(question).kind not in _KINDS:
         return None
-    main, event = match.group("main").strip(), match.group("event").strip()
+    main, event = match.group("main").strip(), plain_words(match.group("event").strip())  # "3.0 shipped": released
     if _OF_THE_HOLDER.search(main):
         return None
     if len(features(event).content) < 2:  # "… when it opened": nothing to find the event by

@@ -84,7 +84,9 @@ _Y = r"(1\d{3}|20\d{2})"
 YEAR_IN_TEXT = re.compile(rf"\b{_Y}\b")
 """A year as written in running text ("opened in *2001*"), its one group the year."""
 _SPAN = re.compile(rf"\b(?:from|between)\s+{_Y}\s+(?:to|until|till|through|and)\s+{_Y}\b"
-                   rf"|(?<![(\d])\b{_Y}\s*[\u2013\u2014-]\s*{_Y}\b(?!\s*\))")
+                   rf"|(?<![(\d])\b{_Y}\s*[\u2013\u2014-]\s*{_Y}\b(?!\s*\))"
+                   # "Halvard Brisk *(2017 to 2021)*": a term in brackets says "to", where a lifespan has a dash
+                   rf"|\(\s*{_Y}\s+(?:to|until|till)\s+{_Y}\s*\)")
 # "Ilse Varga (1921–2009)" states birth and death; "(d. 1903)" states death.
 # "(1861–1934)", "(2 March 1902 - 17 October 1979)", "(11 January 1861 – 2 March 1931)"
 _DAY_MONTH = r"(?:\d{1,2}\s+[A-Z][a-z]+\s+|[A-Z][a-z]+\s+\d{1,2},?\s+)?"
@@ -315,6 +317,14 @@ def negated_clause(sentence: str) -> str:
     clauses that only go on about it."""
     clauses = [c.strip() for c in _SUBCLAUSE.split(sentence) if c and c.strip()]
     return next((c for c in clauses if negates(c)), sentence)
+
+
+# A rank, title or office written before a full name; the name is what the other passages use ("*Count* Aurel
+# Vessendorf" is Aurel Vessendorf on his page).
+HONORIFICS = frozenset(re.findall(r"[a-z]+", """matron sister nurse doctor dr surgeon professor prof captain
+    commander colonel major general admiral lieutenant sergeant inspector constable sir dame lady lord mr mrs ms miss
+    reverend rev father bishop abbot mayor alderman councillor judge chief count countess baron baroness duke duchess
+    prince princess"""))
 
 
 # The last word of a name that is a body or a place, never a person ("Orvenau Alpine *Club*").

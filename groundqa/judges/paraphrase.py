@@ -25,6 +25,7 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "store": "keep kept hold house",
     "teach": "lecture professor taught",
     "work": "employ job worked",
+    "creator": "start started found founded create created author wrote",  # "*started by* Pell Amundsen-Roe"
     "design": "designer",
     # "his history of the library was *published* in 1930"; an opera is *composed*
     "write": "author wrote writer publish published compose composed composer",
@@ -56,6 +57,9 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "rebuild": "restoration restored rebuilt reconstruction repair repaired",
     "play": "player played",
     "start": "found founded establish established set begin began",  # "who *started* the school"
+    "call": "name named renamed known traded dubbed",  # "What was it *called* before 1819?" / "*traded as* … until 1819"
+    "found": "establish established set start started",  # "the *founder* of the school" / "It was *set up* in 1809 by"
+    "founder": "establish established set start started",
     "begin": "found founded establish established set start started",
     "run": "director direct directs head heads manage manager managed lead leads led operate operated chair",
     "train": "railway rail line station apprentice apprenticed pupil",  # the line, or who "trained" whom
