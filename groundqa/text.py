@@ -110,4 +110,3 @@ def spells_out(acronym: str, text: str) -> bool:
     words = re.findall(r"[A-Za-z]+", text)
     return len(letters) >= 2 and any("".join(w[0].lower() for w in words[i:i + len(letters)]) == letters
                                      for i in range(len(words) - len(letters) + 1))
-

@@ -322,6 +322,7 @@ _OBJECT_CLAUSE = re.compile(r"(?P<before>[^,;]*?), (?:which|that) (?P<clause>[^,
 
 
 def _words(text: str) -> list[str]:
+    """The stems of ``text``'s words in order, stop words and numbers left out: where a claim's words stand."""
     return [stem(w) for w in re.findall(r"[A-Za-z]+", text.lower()) if w not in STOPWORDS]
 
 
