@@ -56,6 +56,10 @@ class Bridge:
     asks: str = ""
     """The question the second hop answers, where it is not the question itself: a year bridge asks it of the year
     (:mod:`.year_bridge`: "Which mayor was in charge of Port Vessany in 2001?")."""
+    target: str = ""
+    """The chunk of the second hop's passage the rules read as answering (a year bridge's term): citable whatever its
+    retrieval score, as the rules' reading is the stronger evidence ("Henrik Oldeborg held the post from 1962 to
+    1979" scores 0.24 for "Who was running the works 1967")."""
     on_page: bool = False
     """Whether the page that named the bridge is its own and says what was asked of it ("Anselm Varrick (1889–1962)
     was a mountain guide … and the founder of the Kessarn Valley Mountain Rescue"): the answer is read there too,

@@ -182,6 +182,10 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
     # the bridge's passage describes the entity; the answer is usually a hop further (on the entity's own page, there)
     ordered = ranked if bridge and bridge.on_page else (
         [c for c in ranked if c.number != bridge_number] + [c for c in ranked if c.number == bridge_number])
+    if bridge is not None and bridge.asks and bridge.entity.isdigit():
+        # a year bridge is answered by a term that holds the year ("Henrik Oldeborg held the post from 1962 to 1979")
+        # before a sentence that only has the year ("Clay came from the Tessing pit until 1967")
+        ordered.sort(key=lambda c: not features(c.text).spans_year(bridge.entity))
     taken: set[str] = set()
     openings = {n: opening(context.passages[n - 1].text) for n in {c.number for c in ordered}}
     for candidate in ordered:

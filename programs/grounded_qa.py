@@ -292,7 +292,7 @@ class GroundedQA(dspy.Module):
         result.passages = context.passages
         citable = {n for n, p in enumerate(context.passages, start=1)
                    if p.score >= gates.evidence_floor or (p.chunk_id in hop and p.score >= gates.bridge_floor)
-                   or (words and _holds_all(words, p))}
+                   or (words and _holds_all(words, p)) or (bridge is not None and p.chunk_id == bridge.target)}
         if premise_refusal is not None:  # only a sentence the answer judge reads as the answer may overturn it
             rescued = self._rescue(question, context, citable, gates.premise_rescue, AbstainReason.PREMISE_UNSUPPORTED)
             if rescued is not None:
@@ -477,10 +477,15 @@ class GroundedQA(dspy.Module):
             hop = self._retrieve(bridge.query)
         first = next(p for p in events if p.chunk_id == bridge.chunk_id)
         tried = [p for p in hop if p.chunk_id != first.chunk_id][: self.gates.bridge_candidates]
-        target = next((p for p in tried if self._answers_about(bridge.asks, bridge, events, p)), None)
+        answering = [p for p in tried if self._answers_about(bridge.asks, bridge, events, p)]
+        # a passage that states a term holding the year ("Henrik Oldeborg held the post from 1962 to 1979") before one
+        # that only has the year ("Clay came from the Tessing pit until 1967")
+        target = next((p for p in answering if features(p.text).spans_year(bridge.entity)),
+                      answering[0] if answering else None)
         if target is None:
             state.note(f"bridge: no passage says {bridge.asks!r}")
             return None
+        bridge = replace(bridge, target=target.chunk_id)
         state.emit("bridge", entity=bridge.entity, query=bridge.query, chunk_id=bridge.chunk_id)
         state.note(f"bridge: the first hop dates {dated.event!r} to {bridge.entity}; asked {bridge.asks!r}")
         return _naming_first(first, target, passages, hop), bridge, {first.chunk_id, *(p.chunk_id for p in hop)}

@@ -10,6 +10,10 @@ written for them.
 
 from __future__ import annotations
 
+import pytest
+from embedded_programs import embedded_program
+
+from groundqa.datasets.loaders import Document
 from groundqa.programs.answerability import asked, check, plain_words
 from groundqa.programs.bridging import Bridge, find_bridges
 from groundqa.programs.context import build_context
@@ -164,3 +168,33 @@ def test_a_city_where_she_was_born_is_her_birthplace():
 def test_what_something_was_called_before_an_event_asks_for_a_name():
     assert asked("What was the Guild of Ossel Merchants called before 1850?").kind == "name"
     assert asked("what was the strenholm manufactory called before the province bought it").kind is None  # no name
+
+
+WORKS = [
+    Document(id="tessing-pit", title="Tessing Clay Pit", text=(
+        "The Tessing clay pit supplied the Strenholm Works with kaolin for two centuries. Digging ceased in 1967, "
+        "when the best seams were exhausted.")),
+    Document(id="strenholm-works", title="Strenholm Works", text=(
+        "The Strenholm Works is a maker of hard-paste porcelain. Its recipe was worked out by Matthias Kolbeck, who "
+        "became the first director. Clay came from the Tessing pit until 1967 and afterwards from the Harrel "
+        "quarries.")),
+    Document(id="directors", title="Directors of the Strenholm Works", text=(
+        "The director is the head of the works. Viktor Saalberg was director from 1934 to 1962. Henrik Oldeborg "
+        "held the post from 1962 to 1979, and Marta Sillan from 1979 to 1998.")),
+]
+
+
+@pytest.fixture(scope="module")
+def works(tmp_path_factory: pytest.TempPathFactory):
+    return embedded_program(tmp_path_factory, WORKS, "fresh_shapes")
+
+
+@pytest.mark.integration
+@pytest.mark.usefixtures("embedded_dspy")
+def test_a_year_bridge_is_answered_by_the_term_that_holds_the_year(works):
+    # the works' page has the year ("until 1967") beside a director; the list of directors has the term, though
+    # its retrieval score for "Who was running the works 1967" is under every floor
+    result = works.run("Who was running the works when digging stopped at the Tessing pit?")
+    assert not result.abstained, result.abstain_message
+    assert "Henrik Oldeborg" in result.answer and "Harrel" not in result.answer
+    assert {c.doc_id for c in result.citations} == {"tessing-pit", "directors"}
