@@ -45,7 +45,7 @@ from .answerability import (
     describes_entity,
     plain_words,
 )
-from .year_bridge import dated_question
+from .year_bridge import DATING_CLAUSE, dated_question
 
 _YES_NO = {"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will",
            "would", "should", "shall", "may", "might", "must"}
@@ -266,9 +266,8 @@ _DESCRIBED_AGENT = re.compile(r"\bthe (?:[a-z]+ )?[a-z]+ (?:[a-z]+ed|built|run|l
                               r"by the [a-z]+\b")
 
 
-# "… *when* Quennet 3.0 shipped", "… *at the time* Quennet 3.4 was released": the time of another event
-_AT_THE_TIME = re.compile(r"^(?P<relation>.+?)\s+(?:when|while|during|at the time(?: of| when| that)?)\s+(?P<event>.+)$",
-                          re.I)
+# "… *when* Quennet 3.0 shipped", "… *at the time* Quennet 3.4 was released": the year bridge's dating clause
+_AT_THE_TIME = re.compile(rf"^(?P<relation>.+?),?\s+{DATING_CLAUSE}\s+(?P<event>.+)$", re.I)
 
 
 def _two_hops(claim: Claim, dated: bool = False) -> list[Claim]:

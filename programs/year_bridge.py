@@ -27,8 +27,9 @@ from .bridging import Bridge
 
 # the time of what is asked, set by an event: "… *when* the museum first opened", "… *in the year* Colm Ardley became
 # harbor master", "… *at the time* the strike began"
-_DATED_BY = re.compile(r"^(?P<main>(?:who|whom|which|what)\b.+?),?\s+(?:when|in the year(?: that| when)?|"
-                       r"(?:at|by) the time(?: that| when)?|while)\s+(?P<event>[^?]+?)\W*$", re.I)
+DATING_CLAUSE = r"(?:when|in the year(?: that| when)?|(?:at|by) the time(?: that| when)?|while)"
+"""The words that open the clause dating a question by an event."""
+_DATED_BY = re.compile(rf"^(?P<main>(?:who|whom|which|what)\b.+?),?\s+{DATING_CLAUSE}\s+(?P<event>[^?]+?)\W*$", re.I)
 # the main clause asks something *of* the holder ("the maiden name of the mother *of the* harbour master", "the
 # *mayor's* wife"): the term answers who held the post, a hop short of that
 _OF_THE_HOLDER = re.compile(r"\bof (?:the|his|her|its|their) [a-z]|\bthe [a-z]+(?: [a-z]+)?['’]s [a-z]")
@@ -127,4 +128,4 @@ def find_year_bridge(dated: DatedQuestion, passages: Sequence[Passage], max_pass
     return best[1] if best else None
 
 
-__all__ = ["DatedQuestion", "dated_question", "event_year", "find_year_bridge"]
+__all__ = ["DATING_CLAUSE", "DatedQuestion", "dated_question", "event_year", "find_year_bridge"]
