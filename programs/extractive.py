@@ -103,13 +103,15 @@ def rank_sentences(question: str, context: NumberedContext, queries: Sequence[st
     if not candidates:
         return []
     probes = [question, *queries]
-    asks = [set(content_words(p)) for p in probes]
+    # words are compared by stem: "What subject did Edith Orlanc *study* …?" shares its verb with "Having *studied*
+    # chemistry at Altenbrück, she took charge …"
+    asks = [{stem(w) for w in content_words(p)} for p in probes]
     what = asked(question)
     vectors = get_embedder().embed(probes + [embedded_text(sentence, title) for _, sentence, title, _ in candidates])
     probe_vectors, sentence_vectors = vectors[: len(probes)], vectors[len(probes):]
     scored: list[ScoredSentence] = []
     for (number, sentence, title, before), vector in zip(candidates, sentence_vectors, strict=True):
-        words = set(content_words(sentence)) | set(content_words(title))
+        words = {stem(w) for w in (*content_words(sentence), *content_words(title))}
         # a year inside a term the sentence states for its holder counts as said ("Anton Belair served from 1998 to
         # 2004" for "mayor in 2001"), as the answer check reads it
         words |= {w for ask in asks for w in ask if w.isdigit() and in_term(what, w, sentence)}
