@@ -284,7 +284,8 @@ def _negated_heads(text: str) -> set[str]:
     for clause in _CLAUSE_END.split(" " + text + " "):
         words = _words(clause)
         lows = [w.lower() for w in words]
-        in_scope = False
+        in_scope = contrast = False
+        contrasted: set[str] = set()
         for i, (word, low) in enumerate(zip(words, lows, strict=True)):
             if word == "No" and i + 1 < len(words) and words[i + 1][:1].isdigit():
                 continue  # "locomotive *No.* 1 Ilse" is a number, not a denial
@@ -292,12 +293,16 @@ def _negated_heads(text: str) -> set[str]:
                 in_scope = True  # "whether or not it is busy" denies nothing
                 continue
             if i + 1 < len(lows) and (low, lows[i + 1]) in _NEGATION_PHRASES:
-                in_scope = True
+                in_scope = contrast = True
                 continue
             if not in_scope or low in STOPWORDS or word[:1].isupper() or word[:1].isdigit():
                 continue
             if normalise_number(word) is None:
-                heads.add(stem(word))
+                (contrasted if contrast else heads).add(stem(word))
+        # "described by the Schrödinger equation *instead of* Newtonian equations" sets one equation against another:
+        # a word said on both sides of the contrast is not what it denies
+        said = {stem(w) for w in lows[: next((i for i, low in enumerate(lows) if low in ("rather", "instead")), 0)]}
+        heads |= contrasted - said
     return heads
 
 
