@@ -157,6 +157,8 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\bhelp(?:s|ed|ing)? (?:to )?pay for\b", re.I), "funded"),  # "Which company *helped pay for* …?"
            (re.compile(r"\bnowadays\b", re.I), "now"),
            (re.compile(r"\bw(?:alk|alks|alked|alking) out\b", re.I), "strike"),  # "Why did the painters *walk out*?"
+           # "Who *kicked* Ethelred *out*?" / "he was *forced* from his kingdom by Sweyn Forkbeard"
+           (re.compile(r"\bkick(?:s|ed|ing)? ((?:[A-Z][\w'-]+ )*)out\b"), r"forced \1out"),
            # a release *ships* ("when Quennet 3.0 *shipped*"); a cargo is shipped, too, so only after a version number
            (re.compile(r"\b(\d+(?:\.\d+)+) ship(?:s|ped)\b"), r"\1 released"),
            (re.compile(r"\bt(?:ake|akes|ook|aken|aking) off the market\b", re.I), "withdrawn"),

@@ -170,6 +170,17 @@ class TextFeatures:
             return True
         return token in self.tokens or (len(token) >= PREFIX and token.isalpha() and token[:PREFIX] in self.prefixes)
 
+    def covers_in_compound(self, token: str, partners: frozenset[str] | set[str]) -> bool:
+        """``token`` is half of a word written closed here whose other half is one of ``partners`` (the other words
+        of what is checked): "Apple Talk" is "*AppleTalk*", "rain fell" is "*rainfall*"."""
+        def partner(rest: str) -> bool:
+            return rest in partners or stem(rest) in partners
+
+        return len(token) >= 3 and any(
+            len(word) >= len(token) + 3 and ((word.endswith(token) and partner(word[: -len(token)]))
+                                             or (word.startswith(token) and partner(word[len(token):])))
+            for word in self.tokens)
+
     def covers_misspelt(self, token: str) -> bool:
         """``token`` occurs here, or spelt one letter otherwise (:func:`misspelling_of`: "telnet" for
         "telenet"): a name typed by a person."""

@@ -277,7 +277,8 @@ class OfflineJudge:
                asserted: TextFeatures, polarity: bool = True) -> _Scored:
         # a word said otherwise counts ("quit the Board" / "resigned from the Board"; :mod:`.paraphrase`)
         missing = sorted(t for t in hyp.content
-                         if not unit.covers_misspelt(t) and not said_otherwise(t) & unit.content)
+                         if not unit.covers_misspelt(t) and not said_otherwise(t) & unit.content
+                         and not unit.covers_in_compound(t, hyp.tokens - {t}))
         coverage = 1.0 - len(missing) / len(hyp.content)
         if self.use_embeddings:
             scaled = min(1.0, max(0.0, (sim - self.sim_low) / (self.sim_high - self.sim_low)))
@@ -290,7 +291,8 @@ class OfflineJudge:
             problems.append(f"number(s) {', '.join(missing_numbers)} not in the premise")
             score = min(score, 0.2)
         missing_names = sorted({tok for name in hyp.names if not _named_by_surname(name, unit)
-                                for tok in name if not unit.covers_misspelt(tok)})
+                                for tok in name if not unit.covers_misspelt(tok)
+                                and not unit.covers_in_compound(tok, set(name) - {tok})})
         if missing_names:
             problems.append(f"name(s) {', '.join(missing_names)} not in the premise")
             score = min(score, 0.3)
