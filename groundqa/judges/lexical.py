@@ -295,7 +295,8 @@ def _negated_heads(text: str) -> set[str]:
     for clause in _CLAUSE_END.split(" " + text + " "):
         words = _words(clause)
         lows = [w.lower() for w in words]
-        in_scope = contrast = False
+        in_scope = False
+        contrast: int | None = None  # where "instead of" / "rather than" sets one thing against another
         contrasted: set[str] = set()
         for i, (word, low) in enumerate(zip(words, lows, strict=True)):
             if word == "No" and i + 1 < len(words) and words[i + 1][:1].isdigit():
@@ -304,16 +305,15 @@ def _negated_heads(text: str) -> set[str]:
                 in_scope = True  # "whether or not it is busy" denies nothing
                 continue
             if i + 1 < len(lows) and (low, lows[i + 1]) in _NEGATION_PHRASES:
-                in_scope = contrast = True
+                in_scope, contrast = True, i if contrast is None else contrast
                 continue
             if not in_scope or low in STOPWORDS or word[:1].isupper() or word[:1].isdigit():
                 continue
             if normalise_number(word) is None:
-                (contrasted if contrast else heads).add(stem(word))
+                (heads if contrast is None else contrasted).add(stem(word))
         # "described by the Schrödinger equation *instead of* Newtonian equations" sets one equation against another:
         # a word said on both sides of the contrast is not what it denies
-        said = {stem(w) for w in lows[: next((i for i, low in enumerate(lows) if low in ("rather", "instead")), 0)]}
-        heads |= contrasted - said
+        heads |= contrasted - {stem(w) for w in lows[:contrast or 0]}
     return heads
 
 

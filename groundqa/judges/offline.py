@@ -278,7 +278,7 @@ class OfflineJudge:
         # a word said otherwise counts ("quit the Board" / "resigned from the Board"; :mod:`.paraphrase`)
         missing = sorted(t for t in hyp.content
                          if not unit.covers_misspelt(t) and not said_otherwise(t) & unit.content
-                         and not unit.covers_in_compound(t, hyp.tokens - {t}))
+                         and not unit.covers_in_compound(t, hyp.content - {t}))
         coverage = 1.0 - len(missing) / len(hyp.content)
         if self.use_embeddings:
             scaled = min(1.0, max(0.0, (sim - self.sim_low) / (self.sim_high - self.sim_low)))
