@@ -12,7 +12,7 @@ FORCE = ('The notion "force" keeps its meaning in quantum mechanics, though the 
 
 
 def test_a_word_on_both_sides_of_a_contrast_is_not_denied():
-    assert "equat" not in features(FORCE).negated and not features(FORCE).negated
+    assert not features(FORCE).negated
     assert features("The engine burned coal instead of gas.").negated == {"gas"}
     assert "ridg" in features("The party took the valley path rather than the ridge.").negated
     # a plain negation is read as before, whatever else the sentence says

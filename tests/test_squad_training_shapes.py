@@ -18,8 +18,9 @@ def test_a_word_written_closed_covers_its_two_halves():
     assert not passage.covers_in_compound("talk", {"bank"})  # the other half must be a word of what is checked
     assert features(RAIN).covers_in_compound("fall", {"rain"})
     assert not features(RAIN).covers_in_compound("fall", {"snow"})
-    # a half too short to be a word of its own is not read as one ("township" is no "town" + "ship" for "ship")
-    assert not features("The township grew.").covers_in_compound("ship", {"to"})
+    # the other half must be three letters or more: "abed" is no "a" + "bed"
+    assert features("Snowfall was heavy.").covers_in_compound("fall", {"snow"})
+    assert not features("He lay abed.").covers_in_compound("bed", {"a"})
 
 
 def test_a_name_written_as_two_words_is_named_by_the_closed_word():

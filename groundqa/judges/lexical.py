@@ -8,6 +8,7 @@ capitalised-name spans. Results are cached per text.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -170,9 +171,10 @@ class TextFeatures:
             return True
         return token in self.tokens or (len(token) >= PREFIX and token.isalpha() and token[:PREFIX] in self.prefixes)
 
-    def covers_in_compound(self, token: str, partners: frozenset[str] | set[str]) -> bool:
+    def covers_in_compound(self, token: str, partners: AbstractSet[str]) -> bool:
         """``token`` is half of a word written closed here whose other half is one of ``partners`` (the other words
-        of what is checked): "Apple Talk" is "*AppleTalk*", "rain fell" is "*rainfall*"."""
+        of what is checked): "Apple Talk" is "*AppleTalk*", "rain fell" is "*rainfall*". Words are read as stemmed,
+        so a closed word whose end reads as a suffix ("seabed", stemmed "seab") is not split."""
         def partner(rest: str) -> bool:
             return rest in partners or stem(rest) in partners
 
@@ -305,7 +307,8 @@ def _negated_heads(text: str) -> set[str]:
                 in_scope = True  # "whether or not it is busy" denies nothing
                 continue
             if i + 1 < len(lows) and (low, lows[i + 1]) in _NEGATION_PHRASES:
-                in_scope, contrast = True, i if contrast is None else contrast
+                in_scope = True
+                contrast = i if contrast is None else contrast
                 continue
             if not in_scope or low in STOPWORDS or word[:1].isupper() or word[:1].isdigit():
                 continue
