@@ -53,6 +53,16 @@ def opening(text: str) -> str:
     return strip_citations(sentences[0]) if sentences else ""
 
 
+_ANAPHOR = re.compile(r"(?:It|He|She|They|Its|His|Her|Their)\b")
+
+
+def embedded_text(sentence: str, title: str) -> str:
+    """A passage sentence read on its own: after its passage's title when it opens on a pronoun ("Corvayne Hall.
+    It was built between 1908 and 1911"), since then the title is what it is about; else as written. What a
+    sentence is embedded as, and what a denial is read as saying of the claim's thing."""
+    return f"{title}. {sentence}" if title and _ANAPHOR.match(sentence) else sentence
+
+
 def citation_numbers(sentence: str) -> list[int]:
     """The ``[n]`` numbers in a sentence, in order of appearance, duplicates removed."""
     seen: list[int] = []

@@ -156,6 +156,12 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\b([a-z]+) count(?=\W*$)", re.I), r"number of \1"),  # "Ostler Hut *bed count*?"
            (re.compile(r"\bhelp(?:s|ed|ing)? (?:to )?pay for\b", re.I), "funded"),  # "Which company *helped pay for* …?"
            (re.compile(r"\bnowadays\b", re.I), "now"),
+           # "When was password login *switched off*?" / "password login was *disabled* on 19 June 2017"
+           (re.compile(r"\b(?:switch|turn|shut)(?:s|es|ed|ing)? off\b", re.I), "disabled"),
+           (re.compile(r"\b(?:switch|turn)(?:s|es|ed|ing)? on\b", re.I), "enabled"),
+           (re.compile(r"\b(?:go|goes|going|went|gone) off (?:the )?air\b", re.I), "closed"),  # a station
+           (re.compile(r"\b(?:go|goes|going|went|gone|come|comes|came|coming) on (?:the )?air\b", re.I), "launched"),
+           (re.compile(r"\bfor good\b", re.I), ""),  # "turn off its signal *for good*": once, not for a while
            (re.compile(r"\bw(?:alk|alks|alked|alking) out\b", re.I), "strike"),  # "Why did the painters *walk out*?"
            # "Who *kicked* Ethelred *out*?" / "he was *forced* from his kingdom by Sweyn Forkbeard"
            (re.compile(r"\bkick(?:s|ed|ing)? ((?:[A-Z][\w'-]+ )*)out\b"), r"forced \1out"),
@@ -200,6 +206,7 @@ _DIMENSIONS: dict[str, frozenset[str]] = stemmed_groups({
         "big": "big large size area hectare acre square kilometre km metre gallon litre liter cubic",  # "large" stems to "big"
         "size": "size big large area hectare acre square kilometre km metre",
         "temperature": "temperature degree celsius fahrenheit kelvin minus",
+        "hot": "hot warm temperature degree celsius fahrenheit",  # "how *hot* did the hall get": "climbed to 41 °C"
         "power": "power horsepower hp kilowatt kw watt megawatt mw",
         "heavy": "heavy weight tonne ton kilogram kg pound",
         "weigh": "weigh weight tonne ton kilogram kg pound",
@@ -287,9 +294,13 @@ _ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|architect|guide|pilot|poet|chair|chai
          r"graduate|clerk|monk|nun|friend|rival|spouse|colleague|secretary|treasurer|steward|warden|"
          # a body's or a ship's relations ("the *mother house* of Holmbrake Abbey", "the *sister ship* of the Vigilant")
          r"mother house|parent company|sister ship|sister company")
-_ROLE_MODIFIERS = r"(?:(?:most|current|first|last|former|new|best-known|[a-z]+est|[a-z]+ful|[a-z]+ic|[a-z]+al) ){0,2}"
+_ORDINAL = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|\d+(?:st|nd|rd|th))"
+_ROLE_MODIFIERS = (rf"(?:(?:most|current|former|new|best-known|{_ORDINAL}|managing|founding|acting|presiding|"
+                   r"[a-z]+est|[a-z]+ful|[a-z]+ic|[a-z]+al) ){0,2}")
 """Up to two words that pick one holder of a role ("the academy's *most successful* graduate", "the company's *current
-artistic* director")."""
+artistic* director", "the school's *second* director", "the works' *third managing* director")."""
+_RANKED_ROLE = rf"{_ORDINAL} (?:[a-z]+ )?(?:{_ROLE})\b"
+"""A holder picked by rank, which a named owner's role has too ("Orlund's *third managing director*")."""
 # Things known by a name, so that "the *company* Mira Tell founded" is bridged to it (not "the storms she painted")
 _NAMED_BODIES = (r"company|firm|business|club|society|school|college|university|museum|gallery|library|band|orchestra|"
                  r"choir|team|party|newspaper|magazine|label|publisher|shipyard|yard|ship|boat|vessel|station|"
@@ -357,7 +368,8 @@ def _description_span(text: str) -> tuple[int, int] | None:
     # a described owner's role may have modifiers ("the academy's *most successful* graduate"); a named one's
     # thing has a name of its own ("Thorncastle Brewery's best-known beer")
     modifiers = _ROLE_MODIFIERS if owner.islower() else ""
-    if not re.match(rf"{modifiers}(?:{_ROLE}|graduate|student|pupil)\b" if modifiers else rf"(?:{_ROLE})\b", owned):
+    if not re.match(rf"{modifiers}(?:{_ROLE}|graduate|student|pupil)\b" if modifiers else rf"(?:{_ROLE})\b|{_RANKED_ROLE}",
+                    owned):
         return None  # "Newton's life", "Tesla's laboratory": a thing of the name, asked about as such
     return match.start(), match.end()
 
@@ -500,18 +512,33 @@ class Asked:
         return term if term in self.attribute else ""
 
     @property
+    def counted_act(self) -> str:
+        """The act a count is of, as its term, where the question says it right after what it counts ("How many
+        students *failed* the final exam?", "how many copies *sold*"), or "": "Today the school has 96 students" counts
+        students, not those who failed."""
+        match = _COUNTED_ACT.match(self.question.strip())
+        term = stem(match.group(1).lower()) if match else ""
+        return term if term in self.attribute and term != self.event and term not in _BEING_VERBS else ""
+
+    @property
     def required(self) -> frozenset[str]:
-        """Terms the answer cannot do without: an asked dimension, the thing it is asked of and a year the
-        question pins."""
+        """Terms the answer cannot do without: an asked dimension, the thing it is asked of, the act a count is of and
+        a year the question pins."""
         weights = self.weight
         measured = self.measured
+        counted = self.counted_act
         return frozenset(t for t in self.attribute if (t in _DIMENSIONS and (weights[t] >= 1.0 or re.search(
                              rf"\b(?:what|which) {t}", self.question, re.I)) and not (  # "at what *temperature*"
                              t == "old" and not re.search(r"\bhow old\b", self.question, re.I)))  # "the *old* ferry"
-                         or t == self.event or t == measured
+                         or t == self.event or t == measured or t == counted
                          or (len(t) == 4 and t.isdigit() and weights[t] >= 0.5))  # not a trailing clause's date
 
 
+# "How many students *failed* …", "how many jobs *were lost* …": the verb after the counted noun
+# verbs that say only that the counted things are there ("How many people *sit* on the committee?" asks its members)
+_BEING_VERBS = frozenset(stem(w) for w in _words("sit sits sat serve serves served belong belongs exist exists remain remains stay stays "
+                                "stand stands stood get gets got take takes took come came go went"))
+_COUNTED_ACT = re.compile(r"^how many [a-z-]+ (?:(?:were|was|have been|had been|has been) )?([a-z]+)\b", re.I)
 # a question's subject described by a relative clause, after "did" ("When *did the chief executive* who …") or, in the
 # passive, after "was" ("In what year *was the engineer* who designed the dock elected president …?")
 _DESCRIBED_SUBJECT = re.compile(r"^(?:\w+ ){0,4}?(?i:when|where|why|how|what|which|who|whom)\b(?: \w+){0,3}? "
@@ -1012,15 +1039,25 @@ _REFERENCE_POINT = re.compile(
     r"\s+(?:of\s+|from\s+)?(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
 
 
+# a name that ends in its number ("the *Calibre 12*", "*Route 5*", "*Line 3*"): the number is what tells it from its
+# kin ("The Calibre 41 has 211 parts" says nothing of the Calibre 12); not a year ("Spring 1923")
+_NUMBERED_NAME = re.compile(r"(?<![.?!] )(?<!^)\b([A-Z][a-z]+) (\d{1,3})\b(?![,.]\w)")  # not "Quorvane *4.x*"
+
+
 def _unnamed(what: Asked, text: str) -> list[str]:
-    """The subject names of ``what`` that ``text`` does not hold, every word of them (yes/no: none)."""
-    if what.kind == "yes_no" or not what.named:
+    """The subject names of ``what`` that ``text`` does not hold, every word of them, and the names that end in a
+    number whose number it does not hold (yes/no: none)."""
+    if what.kind == "yes_no":
         return []
+    numbered = [f"{m.group(1)} {m.group(2)}" for m in _NUMBERED_NAME.finditer(what.question)
+                if m.group(2) not in features(text).numbers]
+    if not what.named:
+        return numbered
     feats = features(text)
     # an acronym the text writes out ("the tracing *GC*": "the tracing *garbage collector*") is named
     spelled = {a.lower() for a in acronyms(what.question) if spells_out(a, text)}
     return [" ".join(name) for name in what.named
-            if not all(feats.covers(word) or word in spelled for word in name)]
+            if not all(feats.covers(word) or word in spelled for word in name)] + numbered
 
 
 _LENGTH_UNIT = r"(?:metres?|meters?|m|km|kilometres?|kilometers?|feet|ft|foot|miles?)"

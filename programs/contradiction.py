@@ -36,7 +36,7 @@ from groundqa.judges.lexical import (
     stem,
 )
 from groundqa.signatures.types import Passage
-from groundqa.text import split_sentences, strip_citations
+from groundqa.text import embedded_text, split_sentences, strip_citations
 
 ConflictKind = Literal["year", "antonym", "negation", "person"]
 ALL_KINDS: frozenset[ConflictKind] = frozenset(get_args(ConflictKind))
@@ -64,7 +64,8 @@ _PAIRS = """add remove | add removal | add drop | hash plaintext | open close | 
     success failure | victory defeat | legal illegal | visible invisible | stable unstable |
     dependent independent | active passive | static dynamic | global local | domestic foreign |
     military civilian | male female | men women | attract repel | allow prevent |
-    increase lower | raise lower | discrete continuous | analog digital | manual automatic | lot little |
+    increase lower | raise lower | raise cut | increase cut | raise reduce | extend cut | extend shorten |
+    lengthen shorten | lengthen cut | extend reduce | discrete continuous | analog digital | manual automatic | lot little |
     often rarely | often seldom | frequently rarely | commonly rarely"""
 # Closed sets: any two different members conflict ("the *third* law" is not "the *fifth* law").
 _CLOSED_SETS = """first second third fourth fifth sixth seventh eighth ninth tenth |
@@ -79,7 +80,7 @@ _CLOSED_SETS = """first second third fourth fifth sixth seventh eighth ninth ten
 # about one occasion.
 _REVERSIBLE = frozenset(stem(w) for w in re.findall(r"[a-z]+", """add remove removal drop open close join leave begin end start
     stop buy sell rise fall enter exit arrive depart marry divorce hire fire build demolish introduce abolish scrap
-    expand shrink grow increase decrease reduce raise lower gain lose"""))
+    expand shrink grow increase decrease reduce raise lower gain lose cut extend shorten lengthen"""))
 # One exchange seen from either side: "X bought it from Y" is "Y sold it to X". Only a claim that names who did it
 # can be denied by the other verb ("Quorvane *sold* the engine" denies "Quorvane bought the engine").
 _CONVERSES = frozenset(stem(w) for w in re.findall(r"[a-z]+", "buy sell acquire lend borrow give receive hire"))
@@ -197,14 +198,16 @@ def conflict(claim: TextFeatures, unit: TextFeatures) -> tuple[ConflictKind, str
 
 def conflict_about(claim: TextFeatures, sentence: TextFeatures, threshold: float,
                    context: TextFeatures | None = None, stated_both: frozenset[str] = frozenset(),
-                   doer_asked: bool = False) -> tuple[ConflictKind, str, float] | None:
+                   doer_asked: bool = False, own: TextFeatures | None = None) -> tuple[ConflictKind, str, float] | None:
     """``(kind, detail, coverage)`` when ``sentence`` conflicts with ``claim`` *about the same thing*: every
     name the claim pins is in ``context`` (the sentence with its passage title; default the sentence), and
     ``context`` covers at least ``threshold`` of the claim's other content words; else ``None``. An antonym
     of a word in ``stated_both`` is no conflict when ``context`` also has the claim's own word: the passage
     speaks of both ("the *third* son of a cooper" after "the *first* ascent of the Kessraun"). Where the claim
     leaves out who did it (``doer_asked``: "*Who* acquired the works from the family?"), the other side of the same
-    exchange ("the family sold it") is no conflict."""
+    exchange ("the family sold it") is no conflict. The opposite of an act that can be undone must be said of the
+    claim's thing by the sentence as read on its own (``own``: after its title only where it opens on a pronoun;
+    default the sentence): "… about 1,800 *finished* dials", on the fire's page, ends nothing of the fire."""
     found = conflict(claim, sentence)
     if found is None:
         return None
@@ -227,7 +230,8 @@ def conflict_about(claim: TextFeatures, sentence: TextFeatures, threshold: float
             and not (claim.numbers and all(context.covers(n) for n in claim.numbers))):
         return None  # "the canal opened" is not denied by "it closed to traffic in 1967": a name and an act alone
         # say nothing the opposite act, another time, rules out, unless both speak of one occasion ("2.0 *removed* it")
-    coverage = sum(context.covers(t) for t in rest) / len(rest) if rest else 1.0
+    reader = (own or sentence) if kind == "antonym" and explained <= _REVERSIBLE else context
+    coverage = sum(reader.covers(t) for t in rest) / len(rest) if rest else 1.0
     return (kind, detail, round(coverage, 4)) if coverage >= threshold else None
 
 
@@ -343,6 +347,56 @@ def without_object_clauses(sentence: str, claim: str) -> str:
     return _OBJECT_CLAUSE.sub(drop, sentence)
 
 
+_ORDINAL = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth"
+_ORDINALS = frozenset(stem(w) for w in re.findall(r"[a-z]+", _ORDINAL))
+_RANKED = re.compile(rf"\b({_ORDINAL})((?:\s+[A-Za-z-]+){{1,4}})", re.I)
+# a name in a ranked role's owner's place: "*Orlund's* third managing director", "the third director *of the Brevaz
+# School*"
+_OWNER = re.compile(rf"[A-Z][\w-]*(?: [A-Z][\w-]*)*(?:'s|\u2019s) (?=(?:{_ORDINAL})\b)"
+                    r"|\b(?:of|at) (?:the )?[A-Z][\w-]*(?:(?: of)? [A-Z][\w-]*)*")
+
+
+# a role someone holds, as stemmed ("director", "chairman", "abbot"): a law or a floor is ranked too, and the fifth law
+# of a set does deny that the third says so
+_HOLDER = re.compile(r"[a-z]+(?:er|or|ist|ian|ant|ent)|chair|chairman|chairwoman|head|abbot|abbess|mayor|dean|captain|"
+                     r"keeper|warden|secretari|treasur|wife|husband|son|daughter|princip|bishop|king|queen")
+
+
+def _ranks(text: str) -> dict[str, set[str]]:
+    """Each ordinal of ``text`` with the stems of the (up to four) words after it: the role it ranks ("the *third
+    managing director*")."""
+    out: dict[str, set[str]] = {}
+    for match in _RANKED.finditer(text):
+        out.setdefault(stem(match.group(1).lower()), set()).update(_words(match.group(2)))
+    return out
+
+
+def _another_holder(claim: str, sentence: str) -> bool:
+    """Whether ``sentence`` ranks another holder of the role the claim asks about by rank, and the claim names no one
+    (beyond the role's owner): "Noor Delacasse is the *seventh* and current managing director of Orlund" says who
+    the seventh was; it does not deny that Orlund had a *third* ("Who did Orlund's third managing director marry?").
+    A claim that names its holder ("Marta Ilgen was the *second* director") is denied by "Marta Ilgen was the
+    *third*"."""
+    asked, stated = _ranks(claim), _ranks(sentence)
+    if not asked or not stated or set(asked) & set(stated):
+        return False
+    if re.search(r"\b[A-Z][a-z]", _OWNER.sub(" ", claim)[1:]):
+        return False  # the claim names someone outside the owner's place
+    return any(_HOLDER.fullmatch(word) for roles in asked.values() for other in stated.values() for word in roles & other)
+
+
+# "*No data* … was lost": the denial is of the noun after "no"; "no one", "no longer" deny an act
+_NO_NOUN = re.compile(r"\b[Nn]o (?!one\b|longer\b|more\b|later\b|fewer\b|less\b|other\b|single\b|sooner\b)([a-z]+)")
+_OTHER_NEGATION = re.compile(r"\b(?:not|never|neither|nor|none|nothing|nobody|without)\b|n't\b", re.I)
+
+
+def _denies_another(claim: TextFeatures, sentence: str) -> bool:
+    """Whether ``sentence`` denies only things the claim does not speak of, each as "no <noun>": "*No data* on the
+    Marrow file system was lost" says nothing of the jobs the outage lost."""
+    nouns = [stem(m.group(1)) for m in _NO_NOUN.finditer(sentence)]
+    return bool(nouns) and not _OTHER_NEGATION.search(sentence) and not any(claim.covers(n) for n in nouns)
+
+
 def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float,
                        kinds: frozenset[ConflictKind] = ALL_KINDS) -> Contradiction | None:
     """The passage sentence that best contradicts ``claim`` in one of ``kinds`` (``None`` when none does)."""
@@ -352,6 +406,7 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
     found_all: list[Contradiction] = []
     pinned = {t for name in wanted.names for t in name}
     doer_asked = asks_doer(claim)  # a claim that opens on its verb: "acquired … from the family"
+    ranked = bool(wanted.tokens & _ORDINALS)
     dated = False  # a sentence about the claim's names in the claim's year: another year is another occasion
     for index, passage in enumerate(passages):
         for raw in split_sentences(passage.text):
@@ -361,7 +416,10 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
             dated = dated or bool(wanted.years and set(wanted.years) <= set(titled.years)
                                   and all(titled.covers(t) for t in pinned))
             found = conflict_about(wanted, features(without_object_clauses(read, claim)), threshold, titled,
-                                   doer_asked=doer_asked)
+                                   doer_asked=doer_asked, own=features(embedded_text(read, passage.title)))
+            if found is not None and ((found[0] == "antonym" and ranked and _another_holder(claim, read))
+                                      or (found[0] == "negation" and _denies_another(wanted, read))):
+                found = None
             if found is not None and found[0] in kinds:
                 found_all.append(Contradiction(index, sentence, found[0], found[1], found[2]))
     # "the fund turned to buying equipment after 1952" does not deny that it bought an X-ray set in 1913, which

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from groundqa.judges.lexical import NOT_A_PERSON, features, stem
 from groundqa.signatures.types import Passage
 from groundqa.store.embeddings import get_embedder
-from groundqa.text import content_words, opening, split_sentences, strip_citations
+from groundqa.text import content_words, embedded_text, opening, split_sentences, strip_citations
 
 from .answerability import (
     Answerability,
@@ -78,15 +78,6 @@ class Extraction:
     denial: ScoredSentence | None = None
     """The best-ranked sentence that says what was asked about is not so (:attr:`Answerability.denies`): the
     correction of the question's premise, where no sentence answers."""
-
-
-_ANAPHOR = re.compile(r"(?:It|He|She|They|Its|His|Her|Their)\b")
-
-
-def embedded_text(sentence: str, title: str) -> str:
-    """What a sentence is embedded as: after its passage's title when it opens on a pronoun ("Corvayne Hall.
-    It was built between 1908 and 1911"), since then the title is what it is about; else as written."""
-    return f"{title}. {sentence}" if title and _ANAPHOR.match(sentence) else sentence
 
 
 def rank_sentences(question: str, context: NumberedContext, queries: Sequence[str] = ()) -> list[ScoredSentence]:

@@ -16,8 +16,14 @@ from groundqa.judges.lexical import stem
 
 def stemmed_groups(groups: dict[str, str]) -> dict[str, frozenset[str]]:
     """``{"quit": "resign retire"}`` -> ``{stem("quit"): {stem("resign"), stem("retire")}}``: word tables keyed and
-    filled by stems, as the answer check compares words."""
-    return {stem(key): frozenset(stem(w) for w in words.split()) for key, words in groups.items()}
+    filled by stems, as the answer check compares words. Two keys with one stem ("start" and "begin": ``stem`` reads
+    "start" as "begin") are an error: the later would silently replace the earlier."""
+    out: dict[str, frozenset[str]] = {}
+    for key, words in groups.items():
+        if stem(key) in out:
+            raise ValueError(f"stemmed_groups: {key!r} has the stem {stem(key)!r} of an earlier key")
+        out[stem(key)] = frozenset(stem(w) for w in words.split())
+    return out
 
 
 SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
@@ -56,11 +62,12 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "granddaughter": "grandfather grandmother grandparent", "grandson": "grandfather grandmother grandparent",
     "rebuild": "restoration restored rebuilt reconstruction repair repaired",
     "play": "player played",
-    "start": "found founded establish established set begin began",  # "who *started* the school"
     "call": "name named renamed known traded dubbed",  # "What was it *called* before 1819?" / "*traded as* … until 1819"
     "found": "establish established set start started",  # "the *founder* of the school" / "It was *set up* in 1809 by"
     "founder": "establish established set start started",
-    "begin": "found founded establish established set start started",
+    # "who *started* the school" ("start" is stemmed "begin"); "when did the fire *start*" / "the fire *broke out* on
+    # 14 March 1923"
+    "begin": "found founded establish established set start started broke outbreak",
     "run": "director direct directs head heads manage manager managed lead leads led operate operated chair",
     "train": "railway rail line station apprentice apprenticed pupil",  # the line, or who "trained" whom
     "ticket": "fare fares",
@@ -69,6 +76,15 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "inhabitant": "population resident residents people live lives inhabited",
     "employee": "staff employ employs employed worker workers people",
     "member": "members membership",
+    # a question's "switched off" is read "disabled" (``plain_words``); a passage may say either
+    "disable": "disabled switch switched turn turned shut",
+    "host": "present presents presented presenter",  # "who *hosts* the morning show" / "its *presenter* since 2019"
+    "sack": "dismiss dismissed fire fired",  # "how many reporters got *sacked*" / "no journalist was *dismissed*"
+    "scrap": "disband disbanded abolish abolished close closed",  # "when she *scrapped* the orchestra"
+    "connect": "link linked links interconnect",  # "what network *connected* the nodes" / "the nodes were *linked* by"
+    # "How many *components make up* a Calibre 12?" / "The design *consisted of* 147 *parts*"
+    "component": "part parts piece pieces",
+    "comprise": "consist consisted compose composed contain contained made",
     "registration": "registered register",
     "flew": "flight flown fly flies airborne",
     "kept": "keeper keep keeps tended",
