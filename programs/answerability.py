@@ -1049,11 +1049,11 @@ def _unnamed(what: Asked, text: str) -> list[str]:
     number whose number it does not hold (yes/no: none)."""
     if what.kind == "yes_no":
         return []
+    feats = features(text)
     numbered = [f"{m.group(1)} {m.group(2)}" for m in _NUMBERED_NAME.finditer(what.question)
-                if m.group(2) not in features(text).numbers]
+                if m.group(2) not in feats.numbers]
     if not what.named:
         return numbered
-    feats = features(text)
     # an acronym the text writes out ("the tracing *GC*": "the tracing *garbage collector*") is named
     spelled = {a.lower() for a in acronyms(what.question) if spells_out(a, text)}
     return [" ".join(name) for name in what.named
