@@ -71,6 +71,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         sock = bind(args.host, args.port)
     except OSError as exc:
         raise CLIError(str(exc)) from None
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+
+    def announce() -> None:  # once start-up is done: a client that reads the URL is answered at once
+        print(f"groundqa: serving on http://{shown}:{port} (docs at /docs{'; bearer token required' if token else ''})",
+              flush=True)
+
     try:
         settings, program_path = program_source(settings_from(args), args.program,
                                                 keep_collection=bool(args.collection))
@@ -83,7 +90,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if tracer.reason:
             print(f"groundqa: MLflow: {tracer.reason}; questions are not traced", file=sys.stderr)
         app = create_app(program, lm=lm, adapter=adapter, token=token, tracking_uri=settings.tracking_uri,
-                         max_concurrency=args.max_concurrency, tracer=tracer)
+                         max_concurrency=args.max_concurrency, tracer=tracer, on_ready=announce)
     except BaseException:
         sock.close()
         raise
@@ -92,10 +99,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     served = logging.getLogger("groundqa.serve")
     served.addHandler(handler)
     served.setLevel(args.log_level.upper())
-    host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-    print(f"groundqa: serving on http://{shown}:{port} (docs at /docs{'; bearer token required' if token else ''})",
-          flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level, timeout_graceful_shutdown=5,
                                            server_header=False))
     server.run(sockets=[sock])

@@ -156,7 +156,8 @@ def tracking_status(uri: str | None, timeout: float = 1.0) -> dict[str, Any]:
 
 
 def create_app(program: Any, *, lm: Any = None, adapter: Any = None, store: Any = None, token: str | None = None,
-               tracking_uri: str | None = None, max_concurrency: int = 32, tracer: Any = None) -> FastAPI:
+               tracking_uri: str | None = None, max_concurrency: int = 32, tracer: Any = None,
+               on_ready: Callable[[], None] | None = None) -> FastAPI:
     """The API around ``program`` (a GroundedQA, or anything with ``run(question, **kwargs)`` and a
     ``config.max_question_chars``).
 
@@ -164,7 +165,8 @@ def create_app(program: Any, *, lm: Any = None, adapter: Any = None, store: Any 
     ``store``: what /health counts (default: ``program.retriever.store``). ``token``: the bearer token, or
     ``None`` for an open API. ``max_concurrency``: questions run at once; more wait for a thread.
     ``tracer``: a :class:`groundqa.tracking.traces.QuestionTracer`; every question then leaves an MLflow
-    trace built from its run's records (as ``ask`` and ``evaluate`` do)."""
+    trace built from its run's records (as ``ask`` and ``evaluate`` do). ``on_ready``: called once start-up (the
+    warm-up) is done, when requests are answered (the CLI announces its URL there, not before)."""
     executor = ThreadPoolExecutor(max_workers=max(1, max_concurrency), thread_name_prefix="groundqa-serve")
     active: set[RunControl] = set()
     started = time.time()
@@ -182,6 +184,8 @@ def create_app(program: Any, *, lm: Any = None, adapter: Any = None, store: Any 
             except Exception as exc:  # the first question meets the same error, as a one-line result
                 log.warning("could not load before the first question: %s",
                             (redact_text(str(exc)).splitlines() or [type(exc).__name__])[0])
+        if on_ready is not None:
+            on_ready()
         yield
         for control in list(active):  # a shutdown stops the runs in flight instead of waiting for them
             control.cancel("the server is shutting down")
