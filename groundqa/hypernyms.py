@@ -65,7 +65,8 @@ def _depth(synset: int) -> int:
 
 def _senses(word: str) -> tuple[int, ...]:
     """The synsets of ``word`` or of its singular as WordNet lists it ("flutes" -> "flute", "ferries" ->
-    "ferry"), commonest first; none for a word WordNet lacks."""
+    "ferry"), under its American spelling where WordNet has one ("centre" as "center"), commonest first; none for a word
+    WordNet lacks."""
     senses = _nouns().senses
     word = word.lower()
     candidates = [word]
@@ -75,6 +76,9 @@ def _senses(word: str) -> tuple[int, ...]:
         candidates.append(word[:-2])
     if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
         candidates.append(word[:-1])
+    # WordNet lists the senses under the American spelling ("centre" lacks the building "center" has)
+    american = [re.sub(r"([^aeiou])re$", r"\1er", re.sub(r"([^aeiou])our$", r"\1or", c)) for c in candidates]
+    candidates = [a for a, c in zip(american, candidates, strict=True) if a != c and a in senses] + candidates
     return next((senses[c] for c in candidates if c in senses), ())
 
 

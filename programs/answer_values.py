@@ -114,6 +114,8 @@ def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str],
     """Whether ``text`` holds a value of the asked type; a name counts for who/where/which-organisation
     only when the question does not already hold it, in any case ("who chairs the quorvane committee"
     is not answered by "The Quorvane committee decides ...")."""
+    if kind in ("name", None) and _left_unnamed(question, text):
+        return False
     if kind is None:
         # an open "what" with a closed set of values: "What *colour* is the light?" is not answered by its range;
         # "What was its *turnover*?" by no amount of money
@@ -156,12 +158,40 @@ def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str],
         return True  # a yes/no answer is judged by its attribute (and, for "No", by an explicit negation)
     if kind == "person" and not _WHO.match(question):
         # "the name of the *man* who founded …", "which *architect* …": a person's name, not "the River Tarn"
-        return any(set(name) - question_words - _CALENDAR_STEMS and not set(name) & NOT_A_PERSON
+        places = {stem(m.group(1).lower()) for m in _PLACE_BEFORE_NOUN.finditer(text)}
+        return any(set(name) - question_words - _CALENDAR_STEMS - places and not set(name) & NOT_A_PERSON
                    for name in features(text).names)
     if kind == "name" and _QUOTED.search(text):  # a nickname in quotes ("known among readers as "the yellow sheet"")
         return True
     names = {m.group(0).lower() for m in _NAME_VALUE.finditer(text)}
     return bool({stem(n) for n in names} - question_words - {"the", "a", "an", "he", "she", "it", "they", "in"})
+
+
+# a name that qualifies a place noun names the place ("along the *Tarn valley*"), not a person
+_PLACE_BEFORE_NOUN = re.compile(r"\b([A-Z][a-z]+) (?:valley|river|coast|estuary|strait|region|district|province|bay|"
+                                r"hills?|mountains?|islands?|peninsula|basin|lowlands?|highlands?)\b")
+_NAME_OF_THING = re.compile(r"\bnames? of (?:the|a|an|this|that|his|her|its|their) (?:[a-z]+ )??([a-z]{3,})\b"
+                            # "What was the *boat* called from which …?"
+                            r"|^(?:what|which) (?:is|was|are|were) (?:the|its|his|her|their) (?:[a-z]+ )??([a-z]{3,}) "
+                            r"(?:called|named)\b", re.I)
+
+
+def _left_unnamed(question: str, text: str) -> bool:
+    """Whether the question asks the name of a thing ("What was the name of the *bookshop* kept by …?") and ``text``
+    speaks of it only as "a bookshop" or "the same street", with no name given ("… where his father kept *a
+    bookshop*"): the other names in the sentence are not its name. "a bookshop called …", "a bookshop, the …", "the Gull, a small boat" name it."""
+    asked_thing = _NAME_OF_THING.search(question)
+    if asked_thing is None:
+        return False
+    noun = re.escape(asked_thing.group(1) or asked_thing.group(2))
+    mentions = list(re.finditer(rf"\b(an?|another|the|this|that|his|her|its|their|[A-Z][\w'’-]*)((?: [a-z]+){{0,2}}) {noun}s?\b",
+                                text))
+    # "a bookshop", "another boat", "the same street": a thing of the kind, not one named
+    indefinite = [m for m in mentions if m.group(1).lower() in ("a", "an", "another") or " same" in m.group(2)]
+    return bool(indefinite) and len(indefinite) == len(mentions) and not any(
+        re.match(r",? (?:called|named|known as|nicknamed|dubbed)\b|,? [\"“‘A-Z]|,? the [A-Z]", text[m.end():])
+        or re.search(r"[A-Z][\w'’-]*[\"”’]?, $", text[:m.start()])  # "the Gull, a small open boat"
+        for m in indefinite)
 
 
 # "How tall/high/deep/wide/heavy …?" asks for a physical measure, which only a number in its unit gives ("A clock tower

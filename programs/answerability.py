@@ -52,7 +52,7 @@ from .answer_values import (
     has_type,
     lacks_measure,
 )
-from .contradiction import asks_doer, conflict_about, name_in_place, prefixed_opposites
+from .contradiction import ORDINAL_WORDS, asks_doer, conflict_about, name_in_place, prefixed_opposites
 
 _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)"
 _DATE_Q = re.compile(
@@ -65,7 +65,7 @@ _NUMBER_Q = re.compile(
     r"early|late)|(?:what|which) (?:number|percentage|percent|share|proportion|amount|temperature|speed|depth|"
     r"height|altitude|distance|length|age|size|area|population|cost|price|fee|budget|salary|capacity|weight|"
     r"rate|total|sum|score))\b", re.I)
-_PERSON_NOUNS = (r"person|man|woman|architect|artist|composer|writer|author|painter|engineer|scientist|mayor|king|"
+_PERSON_NOUNS = (r"person|man|woman|guy|architect|artist|composer|writer|author|painter|engineer|scientist|mayor|king|"
                  r"queen|leader|founder|player|captain|director|designer|builder|owner|president|teacher|student|"
                  r"musician|poet|sculptor|doctor|nurse|boy|girl|child|wife|husband|son|daughter|father|mother|"
                  r"brother|sister|keeper|guide|pilot|priest|editor|manager|chair|head|coach|photographer|surgeon|"
@@ -101,7 +101,7 @@ def _words(text: str) -> list[str]:
 
 
 _TYPE_NOUNS = frozenset(stem(w) for w in _words("""year decade century month date day week weekday season time period era number
-    person man woman city town village country region province place state county continent district
+    person man woman guy bloke chap lady city town village country region province place state county continent district
     company firm organisation organization institution group body kind type sort job profession occupation career
     trade"""))
 
@@ -147,6 +147,10 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\bma(?:ke|kes|de|king) up\b", re.I), "comprise"),  # no light "make" ("make appearances")
            (re.compile(r"\b(?:year-round|all year(?: round)?|all the year round)\b", re.I), "permanently"),
            (re.compile(r"\bco-?op\b", re.I), "cooperative"),
+           # the holder a post began with ("the *founding* chair of the allocation committee": "The *first* chair was
+           # Orla Brennick"); not the founder of what it is a post of
+           (re.compile(r"\bfounding (?=(?:[a-z]+ )?(?:chair|chairman|chairwoman|director|president|editor|head|principal|"
+                       r"conductor|curator|manager|secretary|captain|dean|abbot|abbess|rector|warden)\b)", re.I), "first "),
            (re.compile(r"\bt(?:ake|akes|ook|aken|aking) over from\b", re.I), "succeeded"),  # "was *succeeded* by"
            (re.compile(r"\bg(?:ive|ives|ave|iven|iving) up\b", re.I), "quit"),  # "Why did he *give up* the post?"
            (re.compile(r"\b(?:st(?:ep|eps|epped|epping)|st(?:and|ands|ood|anding)) down\b", re.I), "resigned"),
@@ -161,7 +165,14 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\b(?:switch|turn)(?:s|es|ed|ing)? on\b", re.I), "enabled"),
            (re.compile(r"\b(?:go|goes|going|went|gone) off (?:the )?air\b", re.I), "closed"),  # a station
            (re.compile(r"\b(?:go|goes|going|went|gone|come|comes|came|coming) on (?:the )?air\b", re.I), "launched"),
-           (re.compile(r"\bfor good\b", re.I), ""),  # "turn off its signal *for good*": once, not for a while
+           (re.compile(r"\bfor good\b", re.I), ""),
+           (re.compile(r"\bcall(?:s|ed|ing)? off\b", re.I), "cancelled"),
+           (re.compile(r"\bc(?:ome|omes|ame|oming) out\b", re.I), "released"),  # "when release 4.0 *came out*"
+           # "Which town did the man … *come from*?", "Where did Tobias Wrenfield *come from originally*?"
+           (re.compile(r"\b(?:originally )?c(?:ome|omes|ame) from(?: originally)?(?=\W*$)", re.I), "born"),  # "the year the regatta was *called off*"
+           (re.compile(r"\b(?:go|goes|going|went|gone) up in smoke\b", re.I), "destroyed"),  # "stills *went up in smoke*"
+           # a name's building is the named place ("which part of the *Montbrac building*": "the Montbrac distillery")
+           (re.compile(r"\b([A-Z][\w'’-]+) building\b"), r"\1"),  # "turn off its signal *for good*": once, not for a while
            (re.compile(r"\bw(?:alk|alks|alked|alking) out\b", re.I), "strike"),  # "Why did the painters *walk out*?"
            # "Who *kicked* Ethelred *out*?" / "he was *forced* from his kingdom by Sweyn Forkbeard"
            (re.compile(r"\bkick(?:s|ed|ing)? ((?:[A-Z][\w'-]+ )*)out\b"), r"forced \1out"),
@@ -294,7 +305,7 @@ _ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|architect|guide|pilot|poet|chair|chai
          r"graduate|clerk|monk|nun|friend|rival|spouse|colleague|secretary|treasurer|steward|warden|"
          # a body's or a ship's relations ("the *mother house* of Holmbrake Abbey", "the *sister ship* of the Vigilant")
          r"mother house|parent company|sister ship|sister company")
-_ORDINAL = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|\d+(?:st|nd|rd|th))"
+_ORDINAL = rf"(?:{ORDINAL_WORDS}|last|\d+(?:st|nd|rd|th))"
 _ROLE_MODIFIERS = (rf"(?:(?:most|current|former|new|best-known|{_ORDINAL}|managing|founding|acting|presiding|"
                    r"[a-z]+est|[a-z]+ful|[a-z]+ic|[a-z]+al) ){0,2}")
 """Up to two words that pick one holder of a role ("the academy's *most successful* graduate", "the company's *current
@@ -315,8 +326,12 @@ _CONTACT_HEAD = (rf"the (?:[a-z]+ )?(?:{_NAMED_BODIES}|{_NAMED_WORKS}|{_NOT_A_RO
                  r"[A-Z][a-z]+(?: [A-Z][a-z]+)* ")
 # a person described by a role of something ("the chief *arbiter of* the Meirholt Match")
 _ROLE_OF = rf"\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) (?:of|behind|at the time of|during)\b"
+_CONTENT_WORD = (r"(?!(?:of|in|at|on|for|from|with|by|during|after|before|to|into|that|which|who|whom|whose|where|when|"
+                 r"and|or|as|than|is|was|are|were)\b)[a-z]+")
+"""A word of a noun phrase, not a preposition, conjunction, relative or auxiliary."""
 _DESCRIPTION = re.compile(
-    rf"\bthe (?:[a-z]+ ){{0,2}}[a-z]+ (?:who|whom|that|which|whose|where|(?:[a-z]+ed|built|run|led|held|written|"
+    # (a title written with capitals and a hyphen is a role: "the *Surveyor-General* who started …")
+    rf"\bthe (?:[a-z]+ ){{0,2}}(?:[a-z]+|[A-Z][a-z]+(?:-[A-Za-z]+)+) (?:who|whom|that|which|whose|where|(?:[a-z]+ed|built|run|led|held|written|"
     rf"drawn|made|won|painted|founded) by)\b|{_ROLE_OF}|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*'s [a-z]+"
     # a role of something described itself ("the academy's most successful *graduate*", "the museum's *curator*")
     rf"|\bthe (?:[A-Za-z]+ )?[a-z]+'s {_ROLE_MODIFIERS}(?:{_ROLE}|graduate|student|pupil)\b"
@@ -329,14 +344,18 @@ _DESCRIPTION = re.compile(
     # a person described by what was done to or for them ("the man *honoured in* the name of …", "the woman
     # buried at …"): a reduced relative clause
     # ("the *defendant acquitted in* the 1952 case")
-    rf"|\bthe (?:[a-z]+ )?(?:man|woman|person|men|women|people|boy|girl|{_NOT_A_ROLE_WORD}(?:{_ROLE})) [a-z]+(?:ed|en|wn) "
+    rf"|\bthe (?:[a-z]+ )?(?:man|woman|person|guy|men|women|people|boy|girl|{_NOT_A_ROLE_WORD}(?:{_ROLE})) [a-z]+(?:ed|en|wn) "
     rf"(?:in|at|on|by|for|after|from|to|as)\b"
     # a contact clause naming after someone ("the woman *the Orsmund Pavilion is named after*")
     rf"|\bthe (?:[a-z]+ )?(?:man|woman|person|{_NOT_A_ROLE_WORD}(?:{_ROLE})) (?:the )?[A-Z][a-z]+(?: [A-Z][a-z]+)* "
     rf"(?:is|was|are|were) named (?:after|for)\b"
     # the first, last or only one to do something ("the *first woman to serve* as Collector of Customs"): an
     # infinitive relative clause
-    rf"|\bthe (?:first|last|only|second|third|[a-z]+est) (?:[a-z]+ )?[a-z]+ to (?!be\b)[a-z]+\b")
+    rf"|\bthe (?:first|last|only|second|third|[a-z]+est) (?:[a-z]+ )?[a-z]+ to (?!be\b)[a-z]+\b"
+    # a contact clause whose subject is a described thing ("the *building the orchestra moved* into in 1968")
+    rf"|\bthe (?:{_CONTENT_WORD} )?{_CONTENT_WORD} (?:the|its|his|her|their) (?:{_CONTENT_WORD} )?{_CONTENT_WORD} "
+    rf"(?:[a-z]+ed|built|made|won|wrote|ran|led|held|drew|sold|bought|began|chose|took|beat|met|taught|sang|fought|"
+    rf"caught)\b")
 
 
 RELATIVE_HEAD = re.compile(r"\b([a-z]{3,}) (?:who|whom|whose|which|that|where|"
@@ -381,11 +400,21 @@ _PARTICIPLE = re.compile(r"[a-z]+(?:ed|en|wn|lt)|made|won|held|run|led|sold|boug
 _COPULA_Q = re.compile(r"^(?:what|which|who)\s+(?:is|was|are|were)\s+", re.I)
 
 
+_NAME_OF_DESCRIBED = re.compile(r"(?:what|which) (?:is|was|are|were) (?:the )?(?:full |real |first )?names? of ", re.I)
+
+
 def asks_for_description(question: str) -> bool:
     """The question asks for the described thing itself ("What was Edvin Marrowby's *home* village?"): a
     look-up whose whole subject is the description, with at most a noun of the asked type after it; no
     second hop."""
     text = question.strip().rstrip("?").strip()
+    named = _NAME_OF_DESCRIBED.match(text)
+    span = description_span(text) if named else None
+    if named and span and span[0] == named.end():
+        # "What was the name of *the man who founded the Lorvin Glassworks*?": the described one is asked, unless the
+        # description holds another ("the street where *the founder of* Halloran Boatworks grew up": a hop away)
+        first = _DESCRIPTION.search(text, span[0])
+        return first is not None and not describes_entity(text[first.end(): span[1]])
     lead = _COPULA_Q.match(text)
     span = _description_span(text) if lead else None
     if lead is None or span is None or span[0] != lead.end():
@@ -552,8 +581,12 @@ _NOT_A_VERB_AFTER = frozenset(_words("first second third last new old original f
 def _after_a_noun(before: str) -> bool:
     """Whether a word after ``before`` may be a verb resuming a main clause: ``before`` is a name or a content word,
     not an ordinal or the like ("the *first* ascent"), nor a possessive ("the railway's *workshop*" is a noun)."""
-    return ((before[:1].isupper() or bool(features(before).content)) and before.lower() not in _NOT_A_VERB_AFTER
-            and not before.endswith("'s"))
+    return ((before[:1].isupper() or bool(features(before).content) or _YEAR.fullmatch(before) is not None)
+            and before.lower() not in _NOT_A_VERB_AFTER and not before.endswith("'s"))
+
+
+_YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
+"""A year ends a clause as a noun does ("… the weekend Morning Table from 1979 to *1998 chair* now")."""
 
 
 def _resumed_participle(words: list[str]) -> str:
@@ -577,13 +610,14 @@ _PARTICLES = frozenset(_words("down up out off over away back"))
 def _resumed_verb_phrase(words: list[str]) -> str:
     """Where a do-question's main clause resumes after its relative clause: the rightmost bare word after a content
     word ("When did the chief executive who negotiated the Corrant merger *first join Vellmar*?", "… the union
-    secretary who led the 1923 strike *serve as mayor of Hollenby*?"), with all that follows it; "" for none."""
+    secretary who led the 1923 strike *serve as mayor of Hollenby*?"), with all that follows it; "" for none. A word
+    that only frames the time ("… *chair now*") is not where it resumes."""
     if words and words[-1].lower() in _CARRIER:  # "… is located *have*": a verb that only carries the slot
         return ""
     for i in range(len(words) - 1, 1, -1):
         word, before = words[i], words[i - 1]
         if (word.islower() and word.isalpha() and features(word).content and not word.endswith(("ed", "s"))
-                and word not in _PARTICLES and _after_a_noun(before)):
+                and word not in _PARTICLES and stem(word) not in _FILLER and _after_a_noun(before)):
             return " ".join(words[i:])
     return ""
 
@@ -785,10 +819,11 @@ def _asked(question: str) -> Asked:
     optional = frozenset(t for t in terms if (slot or category) and t in _SLOT_VERBS)
     relation = trailing.group(0).lower() if trailing and terms and max(terms.values()) < 0.5 else ""
     said = (_DATED_EVENT.match(question.strip()) if kind == "date"
-            else (_DOER.match(read.strip()) or _ROLE_HOLDER.match(read.strip()) or _WHICH_DOER.match(read.strip()))
+            else (_DOER.match(read.strip()) or _role_holder(read) or _WHICH_DOER.match(read.strip()))
             if kind == "person" else _WHICH_DOER.match(read.strip()) if kind == "organisation"
             else _COUNTED.match(question.strip()))
-    event = _CAUSE if cause else stem(said.group(1)) if said and stem(said.group(1)) in terms else ""
+    done = next((g for g in said.groups() if g), "") if said else ""  # the role holder's pattern has two groups
+    event = _CAUSE if cause else stem(done) if done and stem(done) in terms else ""
     denied = kind != "yes_no" and bool(_DENIED_Q.search(_NOT_DENYING.sub(" ", question)))
     return Asked(question, kind, tuple(order), frozenset(name_tokens), tuple(terms[t] for t in order), event,
                  relation if relation in _RELATIONS else "", _subject_name(question, feats.names),
@@ -817,7 +852,25 @@ _CAUSE_Q = re.compile(r"\bwhat (?:\w+ ){0,2}?(started|caused|sparked|triggered|e
 _DATED_EVENT = re.compile(r"^(?:in |on )?(?:when|(?:what|which) (?:year|date|decade|century|month|day)) (?:was|were|is|are|"
                           r"has|have|had)\b.* ([a-z]+(?:ed|en|wn|lt))\W*$", re.I)
 # "Who was the *leader* of the strike?": the role asked about, which the answer must give in some form
-_ROLE_HOLDER = re.compile(r"^who(?:'s| is| was| are| were) the (?:[a-z]+ ){0,2}?([a-z]+) (?:of|at|for|in)\b", re.I)
+_ROLE_HOLDER = re.compile(rf"^who(?:'s| is| was| are| were) (?:the (?:[a-z]+ ){{0,2}}?([a-z]+) (?:of|at|for|in)\b|"
+                          # a role without its article, dated or placed ("who was club *captain* the year …")
+                          rf"(?:[a-z]+ )?({_ROLE})\b(?= (?:the year|when|in|at|during|while)\b|\W*$))", re.I)
+
+
+def _role_holder(question: str) -> re.Match[str] | None:
+    """The role a who-question asks the holder of ("Who was the *leader* of the strike?", "who was club *captain* the
+    year …"), where it asks for the holder itself: "who is the first *chair* of the allocation committee *married to*"
+    asks of the chair, a hop away."""
+    match = _ROLE_HOLDER.match(question.strip())
+    if match is None or _ASKED_OF_HOLDER.search(question):
+        return None
+    return match if match.group(1) or not describes_entity(question) else None
+
+
+# what a who-question asks of a role's holder, after it ("who is the first chair of the allocation committee *married
+# to*"): the role describes, the relation is asked
+_ASKED_OF_HOLDER = re.compile(r"\b(?:married|related|engaged|wed|known|famous|remembered|succeeded|followed)\s+"
+                              r"(?:to|for|as|by)\W*$", re.I)
 # "Who *designed* the bridge?": the act asked about; "How many *contributors* worked on it?": what is counted
 # "Which firm *built* the engine …?", "Which architect *designed* …?": the act asked about, done by the asked one
 _WHICH_DOER = re.compile(r"^(?:which|what) (?:[a-z]+ ){1,2}?([a-z]+ed|built|made|won|sold|bought|wrote|drew|ran|led|"
@@ -827,7 +880,11 @@ _DOER = re.compile(r"^who(?:'s)? (?!(?:is|was|are|were|has|have|had|did|does|do|
 _COUNTED = re.compile(r"^(?:\w+ )?how many (?!(?:people|persons?|men|women|times|years|days|hours|more|of|items|"
                       r"things|objects|pieces|units|entries|works)\b)([a-z]+)\b",
                       re.I)
-_SUBJECT = re.compile(rf"^(?:\w+ ){{0,4}}?(?i:when|where|why|how|what|which|who|whom)\b(?: \w+){{0,4}}? {_AUX} "
+# (the auxiliary is the main clause's: not one inside a relative clause, "what does the guy who *did* the weekend
+# Morning Table chair now")
+_SUBJECT = re.compile(rf"^(?:(?!(?i:when|where|why|how|what|which|who|whom)\b)\w+ ){{0,4}}?"
+                      rf"(?i:when|where|why|how|what|which|who|whom)\b"
+                      rf"(?: (?!(?:who|whom|whose|which|that)\b)\w+){{0,4}}? {_AUX} "
                       r"(?:the (?:(?!(?:where|who|whom|whose|which|that|from|of|in|at|on|to|by|for|with|near)\b)[a-z]+ )"
                       r"{0,2})?((?:[A-Z][\w-]*)(?: (?:of the |of |de |van |the )?[A-Z][\w-]*)*)\b(?!'s)")
 
@@ -1362,6 +1419,29 @@ def _kin_subject(what: Asked, text: str) -> str:
     return ""
 
 
+# a relation between two people a description may go by ("the *teacher* of Orlund's fourth managing director")
+_RELATION_NOUNS = frozenset(stem(w) for w in _words("""teacher tutor mentor pupil student apprentice successor predecessor
+    deputy assistant partner wife husband son daughter father mother brother sister widow heir patron master"""))
+_RELATION_ASKED = re.compile(r"\bthe ([a-z]+) of\b|['’]s ([a-z]+)\b")
+_OF_THE_PAGE_SUBJECT = re.compile(r"^(?:He|She|They)\b")
+
+
+def _relation_apart(what: Asked, text: str) -> str:
+    """The relation the question's description goes by ("Where was the *teacher* of Orlund's fourth managing director
+    born?"), where ``text`` speaks of its page's subject ("*He* was born in 1892 in Skellbach") and names the
+    relation's holder as someone else ("… *his teacher* there *was Aurel Pfendt*"): what it says is of the subject,
+    not of the teacher; else "". A who-question is answered by that name."""
+    if what.kind in ("person", "name") or not _OF_THE_PAGE_SUBJECT.match(text.strip()):
+        return ""
+    for match in _RELATION_ASKED.finditer(what.question):
+        noun = match.group(1) or match.group(2)
+        if stem(noun) in _RELATION_NOUNS and re.search(
+                rf"\b(?:his|her|their) (?:[a-z]+ )?{noun}s?(?: [a-z]+)?(?:,| (?:was|were|is|being)) (?:the [a-z]+ )?[A-Z]",
+                text):
+            return noun
+    return ""
+
+
 # A negation that dates or times what it denies asserts when it did happen ("*not* identified … *until* the work of
 # Newton", "*not* improved upon *for* nearly three hundred *years*")
 _NOT_UNTIL = re.compile(r"\b(?:not|never|n['’]t)\b[^.;]*?\b(?:until|till|before|for [^.;]*?\b(?:years|decades|"
@@ -1467,6 +1547,9 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     relative = _kin_subject(what, text)
     if relative:
         missing = (*missing, f"the sentence is about a relative ({relative})")
+    apart = _relation_apart(what, text)
+    if apart:
+        missing = (*missing, f"the sentence names the {apart} but speaks of another")
     elsewhere = _unnamed(what, f"{title}. {_REFERENCE_POINT.sub(' ', about)}. {text}")
     other = _other_dimension(what, text) if what.kind == "number" else ""
     if other:
@@ -1480,7 +1563,8 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
     typed = (has_type(what.kind, text, features(what.question).tokens, what.question) and not what.required & set(missing)
-             and not other and not unmeasured and not former and not undenied and not relative and not _kin_unsaid(what, missing, f"{title}. {text}")
+             and not other and not unmeasured and not former and not undenied and not relative and not apart
+             and not _kin_unsaid(what, missing, f"{title}. {text}")
              and swapped is None and not elsewhere and not silent and not denial)
     weights = what.weight
     total = sum(weights.values())

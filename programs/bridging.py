@@ -21,6 +21,7 @@ from groundqa.hypernyms import names_a_kind_of
 from groundqa.judges.lexical import (
     HONORIFICS,
     LIFESPAN,
+    NAMED_AFTER_A_FAMILY,
     NOT_A_PERSON,
     STOPWORDS,
     YEAR_IN_TEXT,
@@ -43,6 +44,7 @@ from .answerability import (
     mentions,
     unsaid,
 )
+from .contradiction import ORDINAL_WORDS
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,7 @@ def _capitalised(passages: Sequence[Passage]) -> set[str]:
 _ROLE_NOUN = (r"(?:[a-z-]+ ){0,2}(?:[a-z]+(?:er|or|ist|ian)|graduate|student|pupil|architect|guide|pilot|poet|chair|"
               r"founder|owner|captain|keeper|mayor|chief|head)\b")
 """A person's role, after up to two modifiers ("chief *pilot*", "most successful *graduate*")."""
-_PERSON_HEAD = re.compile(r"\b(?:the (?:[a-z]+ )?(?:person|man|woman|people|[a-z]+ who|[a-z]+ whom)\b|"
+_PERSON_HEAD = re.compile(r"\b(?:the (?:[a-z]+ )?(?:person|man|woman|guy|people|[A-Za-z-]+ who|[A-Za-z-]+ whom)\b|"
                           r"the (?:[a-z]+ )?(?:[a-z]+(?:er|or|ist|ian)|architect|guide|pilot|poet|chair|founder|owner|"
                           r"captain|keeper|mayor|surgeon|matron|nurse|wife|husband|son|daughter|father|mother) "
                           r"(?:of|who|whom|that)\b|"
@@ -174,11 +176,18 @@ _MADE = (r"(?:play|novel|book|poem|opera|symphony|suite|painting|picture|portrai
 
 def _done_by(name: str, sentence: str, acts: set[str]) -> bool:
     """Whether the sentence says the name did what the description says was done, as "<done> by <name>" ("*sewn by*
-    the sailmakers Fennick & Sons" for "the firm that *sewed* the Great Canvas"); ``acts`` are the description's
-    word stems."""
+    the sailmakers Fennick & Sons" for "the firm that *sewed* the Great Canvas") or "<the act> from <name>" ("on a
+    *commission from* Ansel Korrigan" for "the man who *commissioned* the Great Theodolite", "*begun* in 1902 *on the
+    orders of* Hester Quill-Amory" for "the surveyor-general who *started* the quarter-million maps"); ``acts`` are
+    the description's word stems."""
     said = acts | {w for act in acts for w in said_otherwise(act)}  # "*set up* in 1809 by" for "the founder of"
     return any(stem(m.group(1)) in said for m in re.finditer(
-        rf"\b([a-z]+)(?: up)?(?: in \d{{4}})? by (?:the (?:[a-z]+ ){{0,2}})?{re.escape(name)}\b", sentence))
+        rf"\b([a-z]+)(?: up)?(?: in \d{{4}})? (?:by|from|{_AGENT_OF}) (?:the (?:[a-z]+ ){{0,2}})?{re.escape(name)}\b",
+        sentence))
+
+
+_AGENT_OF = r"on the (?:orders|initiative|advice) of|at the (?:request|instigation|initiative) of"
+"""Who an act was done for, said as a noun ("begun in 1902 *on the orders of* Hester Quill-Amory")."""
 
 
 _WHOSE = re.compile(r"\bwhose ([a-z]+)\b")
@@ -278,6 +287,20 @@ def _dated_by(name: str, sentence: str, years: frozenset[str]) -> bool:
         rf"\b{re.escape(name)}\b[^A-Z.;]{{0,30}}?{YEAR_IN_TEXT.pattern}", sentence))
 
 
+_RANK_ASKED = re.compile(rf"\b({ORDINAL_WORDS}) (?:[a-z-]+ ){{0,2}}?[a-z]+(?: of| at| for|['’]s|\b)", re.I)
+_RANKS = re.compile(rf"\b(?:{ORDINAL_WORDS})\b", re.I)
+
+
+def _ranked_in_list(name: str, sentence: str, rank: str) -> bool:
+    """Whether ``sentence`` lists holders by rank and gives ``name`` the question's ``rank`` ("first, Aurèle Velloury
+    (1858–1891); second, his daughter Céleste Velloury …; *third, her nephew Ormand Vey*" for "the third head of Maison
+    Velloury"): right after the rank word, past at most a relation ("her nephew")."""
+    if not rank or len(_RANKS.findall(sentence)) < 2:
+        return False
+    return re.search(rf"\b{rank},?(?: (?:the|his|her|its|their) [a-z-]+,?)? {re.escape(name)}\b", sentence,
+                     re.I) is not None
+
+
 _PRONOUN_OPENING = re.compile(r"^(?:He|She|They|His|Her|Their)\b")
 _PAGE_TITLE = re.compile(r"[A-Z][\w'-]+(?: (?:of |the |de |van )?[A-Z][\w'-]+)+")
 
@@ -331,7 +354,8 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     when it says what the description is ("Nessa *Clinic*" for "the clinic founded by", "Halvard *Ropeworks*" for
     "the company whose donation …"), held the post before or after the one the question names ("He *succeeded*
     Edmund Fairlie" for "Cornelius Ashby's predecessor") or has the question's year in a list of names with years
-    ("Lena Quint again in 2016" for "the 2016 winner"), plus 0.5 when it is the eponym
+    ("Lena Quint again in 2016" for "the 2016 winner") or the question's rank in a list of holders by rank ("third, her
+    nephew Ormand Vey" for "the third head"), plus 0.5 when it is the eponym
     of a name in it ("Ansel *Drummore*" for "Eurythenes *drummorei*"), less 0.5 when the description is of
     a person and the name is a body or a place (0.25 when it is one word: a person is introduced by full name);
     a question that asks for the described thing itself ("What was Edvin Marrowby's home village?") has none.
@@ -358,6 +382,8 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     heads = RELATIVE_HEAD.findall(question)
     succession = _SUCCESSION_Q.search(question)
     years = features(question).years
+    ranked = _RANK_ASKED.search(question)
+    rank = ranked.group(1).lower() if ranked else ""  # "the *third* head of …"
     # the description's words (its clauses' terms and the names it holds): what the naming sentence says
     weights = what.weight
     description_terms = {t for t in content if weights.get(t, 1.0) < 1.0 or t in known}
@@ -380,12 +406,14 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
                     or _called(name, sentence, described, heads) or _made_by(name, sentence, described)
                     or _done_by(name, sentence, describing) or _done_where(name, sentence, question)
                     or _whose(name, sentence, question) or _placed(name, sentence, described, question))
-            kind_bonus = 0.5 if said or _succeeds(succession, name, sentence) or _dated_by(name, sentence, years) else 0.0
+            kind_bonus = 0.5 if said or _succeeds(succession, name, sentence) or _dated_by(name, sentence, years) or (
+                _ranked_in_list(name, sentence, rank)) else 0.0
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):
                 kind_bonus += 0.5  # an eponym: "Ansel *Drummore*" for "the amphipod Eurythenes *drummorei*"
-            if person and stem(_head_word(name)) in NOT_A_PERSON:
-                kind_bonus -= 0.5  # "the person who led …" is not the Orvenau Alpine Club
+            if person and (stem(_head_word(name)) in NOT_A_PERSON
+                           or stem(name.split()[0]) in NAMED_AFTER_A_FAMILY and len(name.split()) > 1):
+                kind_bonus -= 0.5  # "the person who led …" is not the Orvenau Alpine Club, nor *Maison* Velloury
             elif person and len(name.split()) == 1:
                 kind_bonus -= 0.25  # a person is introduced by full name; one word is more often a place
             if person and re.search(re.escape(name) + r"['’]s\b(?! " + _ROLE_NOUN + ")", sentence):

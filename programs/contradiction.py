@@ -347,12 +347,13 @@ def without_object_clauses(sentence: str, claim: str) -> str:
     return _OBJECT_CLAUSE.sub(drop, sentence)
 
 
-_ORDINAL = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth"
-_ORDINALS = frozenset(stem(w) for w in re.findall(r"[a-z]+", _ORDINAL))
-_RANKED = re.compile(rf"\b({_ORDINAL})((?:\s+[A-Za-z-]+){{1,4}})", re.I)
+ORDINAL_WORDS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth"
+"""The ranks written as words, as a regular expression's alternatives."""
+_ORDINALS = frozenset(stem(w) for w in re.findall(r"[a-z]+", ORDINAL_WORDS))
+_RANKED = re.compile(rf"\b({ORDINAL_WORDS})((?:\s+[A-Za-z-]+){{1,4}})", re.I)
 # a name in a ranked role's owner's place: "*Orlund's* third managing director", "the third director *of the Brevaz
 # School*"
-_OWNER = re.compile(rf"[A-Z][\w-]*(?: [A-Z][\w-]*)*(?:'s|\u2019s) (?=(?:{_ORDINAL})\b)"
+_OWNER = re.compile(rf"[A-Z][\w-]*(?: [A-Z][\w-]*)*(?:'s|\u2019s) (?=(?:{ORDINAL_WORDS})\b)"
                     r"|\b(?:of|at) (?:the )?[A-Z][\w-]*(?:(?: of)? [A-Z][\w-]*)*")
 
 
@@ -428,5 +429,5 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
     return max(candidates, key=lambda c: c.coverage, default=None)
 
 
-__all__ = ["ANTONYMS", "Contradiction", "asks_doer", "conflict", "conflict_about", "find_contradiction",
+__all__ = ["ORDINAL_WORDS", "ANTONYMS", "Contradiction", "asks_doer", "conflict", "conflict_about", "find_contradiction",
            "name_in_place", "without_object_clauses"]

@@ -51,6 +51,7 @@ from .answerability import Answerability, asked
 from .bridging import Bridge, about, find_bridges, hop_question, second_hop_target
 from .casing import truecase
 from .citations import analyse, render
+from .comparison import compared_question, decide, side_value
 from .context import NumberedContext, build_context, merge_passages
 from .extractive import Extraction, ScoredSentence, extractive_answer
 from .formats import detect_format
@@ -67,6 +68,9 @@ from .synthesizer import CitedSynthesizer
 from .year_bridge import DatedQuestion, dated_question, find_year_bridge
 
 GENERATION_FAILURES = {"format", "empty"}  # violation keys that mean the LM produced nothing usable
+_YEAR_POOL = 3
+"""How many times ``gates.k`` passages a year bridge reads for a term that holds its year, where the first ``k`` have
+none (:meth:`GroundedQA._spanning`)."""
 
 
 class QAConfig(BaseModel):
@@ -267,6 +271,8 @@ class GroundedQA(dspy.Module):
         """Retrieve (with a bridge hop), build the context and answer from it; after a ``premise_refusal``, only a
         sentence the answer judge reads as the answer is quoted (:meth:`_rescue`)."""
         gates = self.gates
+        if premise_refusal is None and self._compare(question, result, state):
+            return
         with stage_scope("retrieval"):
             queries = [question, *self._subqueries(question)]
             passages = merge_passages(*(seen[q] if q in seen else self._retrieve(q) for q in queries))
@@ -299,6 +305,38 @@ class GroundedQA(dspy.Module):
                 self._finish(result, rescued.answer, context, [rescued.support], mode="extractive")
             return
         self._synthesize(bridge.asks if bridge and bridge.asks else question, result, context, state, bridge, citable)
+
+    def _compare(self, question: str, result: GroundedResult, state: RunState) -> bool:
+        """Answer a question that compares two named sides (:mod:`.comparison`): each side retrieved on its own (one
+        retrieval each, within the budget), its value read off its best sentence that clears the evidence floor, and
+        the winner said first with both sentences cited. ``False`` (nothing decided, the other stages read the
+        question) where it compares nothing, a side has no value, or the two tie."""
+        compared = compared_question(question) if self.config.bridging else None
+        if compared is None or state.usage.retrieval_calls + 2 > state.budgets.max_retrievals:
+            return False
+        values = []
+        for side in compared.sides:
+            with stage_scope("comparison"):
+                found = [p for p in self._retrieve(side if not compared.born else f"{side} born")
+                         if p.score >= self.gates.evidence_floor]
+            values.append(side_value(compared, side, found))
+        verdict = decide(compared, *values)
+        if verdict is None:
+            unread = [side for side, value in zip(compared.sides, values, strict=True) if value is None]
+            state.note(f"comparison: no value read for {', '.join(map(repr, unread))}" if unread
+                       else "comparison: the two sides have the same value")
+            return False
+        budgets = self.config.budgets
+        context = build_context(merge_passages([v.passage for v in verdict.values]), budgets.max_context_chars,
+                                budgets.context_policy)
+        numbers = {p.chunk_id: n for n, p in enumerate(context.passages, start=1)}
+        quoted = list(dict.fromkeys(f"{v.sentence.rstrip()} [{numbers[v.passage.chunk_id]}]" for v in verdict.values))
+        result.passages = context.passages
+        state.note("comparison: " + "; ".join(f"{v.side!r} {v.value:g}" for v in verdict.values)
+                   + f" -> {verdict.winner!r}")
+        self._finish(result, " ".join([verdict.lead, *quoted]), context, [v.passage.score for v in verdict.values],
+                     mode="extractive")
+        return not result.abstained
 
     # -- selection -------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -475,8 +513,13 @@ class GroundedQA(dspy.Module):
             return None
         with stage_scope("bridge"):
             hop = self._retrieve(bridge.query)
+            if not any(features(p.text).spans_year(bridge.entity) for p in hop) and (
+                    state.usage.retrieval_calls < state.budgets.max_retrievals):
+                hop += self._spanning(bridge)
         first = next(p for p in events if p.chunk_id == bridge.chunk_id)
-        tried = [p for p in hop if p.chunk_id != first.chunk_id][: self.gates.bridge_candidates]
+        # a passage that states a term holding the year is tried first
+        tried = sorted((p for p in hop if p.chunk_id != first.chunk_id),
+                       key=lambda p: not features(p.text).spans_year(bridge.entity))[: self.gates.bridge_candidates]
         answering = [p for p in tried if self._answers_about(bridge.asks, bridge, events, p)]
         # a passage that states a term holding the year ("Henrik Oldeborg held the post from 1962 to 1979") before one
         # that only has the year ("Clay came from the Tessing pit until 1967")
@@ -489,6 +532,15 @@ class GroundedQA(dspy.Module):
         state.emit("bridge", entity=bridge.entity, query=bridge.query, chunk_id=bridge.chunk_id)
         state.note(f"bridge: the first hop dates {dated.event!r} to {bridge.entity}; asked {bridge.asks!r}")
         return _naming_first(first, target, passages, hop), bridge, {first.chunk_id, *(p.chunk_id for p in hop)}
+
+    def _spanning(self, bridge: Bridge) -> list[Passage]:
+        """The passages a wider pool (``_YEAR_POOL`` times ``gates.k``) holds beyond the first ``gates.k`` that state a
+        term holding the year bridge's year: a list of office holders runs over several chunks, and the one whose term
+        holds it ("Dorli Amsel chaired the cooperative from 1990 to 2008" for 1994) need not share the query's year."""
+        gates = self.gates
+        found = self.retriever.retrieve(bridge.query, gates.k * _YEAR_POOL, lexical=gates.lexical_pool)
+        ranked = rerank(bridge.query, found, gates.lexical_weight)
+        return [p for p in ranked[gates.k:] if features(p.text).spans_year(bridge.entity)][:1]
 
     def _judged_bridge(self, question: str, passages: list[Passage], tried: list[tuple[Bridge, list[Passage], Passage]],
                        state: RunState) -> tuple[Bridge, list[Passage], Passage] | None:

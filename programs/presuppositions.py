@@ -45,6 +45,7 @@ from .answerability import (
     describes_entity,
     plain_words,
 )
+from .comparison import compared_question
 from .year_bridge import DATING_CLAUSE, dated_question
 
 _YES_NO = {"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will",
@@ -216,6 +217,8 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
         return []
     if is_yes_no(text):  # the asked event is not presupposed; the things it names are
         return _claims(_named(text, years=False, why="named in a yes/no question"))
+    if compared_question(text) is not None:  # "Which came first, A or B?": each side is there; neither is asserted
+        return _claims(_named(text, years=False, why="named in a comparison"))
     parts = _split_slot(text)
     if parts is None:
         return []

@@ -26,8 +26,8 @@ from .answerability import asked, plain_words
 from .bridging import Bridge
 
 # the time of what is asked, set by an event: "… *when* the museum first opened", "… *in the year* Colm Ardley became
-# harbor master", "… *at the time* the strike began"
-DATING_CLAUSE = r"(?:when|in the year(?: that| when)?|(?:at|by) the time(?: that| when)?|while)"
+# harbor master", "… *the year* the regatta was called off", "… *at the time* the strike began"
+DATING_CLAUSE = r"(?:when|(?:in )?the year(?: that| when)?|(?:at|by) the time(?: that| when)?|while)"
 """The words that open the clause dating a question by an event."""
 _DATED_BY = re.compile(rf"^(?P<main>(?:who|whom|which|what)\b.+?),?\s+{DATING_CLAUSE}\s+(?P<event>[^?]+?)\W*$", re.I)
 # the main clause asks something *of* the holder ("the maiden name of the mother *of the* harbour master", "the
@@ -41,6 +41,8 @@ _STARTS = frozenset(stem(w) for w in re.findall(r"[a-z]+", """become became beco
     starts appointed elected joined took take named"""))
 _ENDS = frozenset(stem(w) for w in re.findall(r"[a-z]+", "left leave retired retire resigned resign ended end stepped "
                                                          "died die lost"))
+_OWN_WORDS = 0.05
+"""How much more a dating sentence scores for each share of the event's words it holds itself, not by its title."""
 _MIN_COVERAGE = 0.6
 """Share of the event's words that its dating sentence (with its passage title) must hold."""
 
@@ -77,8 +79,9 @@ def dated_question(question: str) -> DatedQuestion | None:
 
 def event_year(event: str, sentence: str) -> str | None:
     """The year ``sentence`` gives the ``event``: its only year, the first or last of a stated term where the event
-    begins or ends one ("became harbor master": 1996 of "harbor master from 1996 to 2013"), else the first year after
-    the event's last word that it holds (else the last year before). Birth dates do not date events."""
+    begins or ends one ("became harbor master": 1996 of "harbor master from 1996 to 2013"), else the year whose clause
+    goes on to say the event's last word that it holds ("in 1911, when a long drought …"), else the first year after
+    that word (else the last year before). Birth dates do not date events."""
     text = _BORN.sub(" ", sentence)
     years = [(m.start(), m.group(1)) for m in YEAR_IN_TEXT.finditer(text)]
     if not years:
@@ -100,8 +103,17 @@ def event_year(event: str, sentence: str) -> str | None:
     at = next((places[w] for w in reversed(words) if w in places and w in said.content), None)
     if at is None:
         return years[0][1]
+    # a year whose own clause goes on to say the event ("in 1911, *when* a long *drought* left too little water …,
+    # and in 1947, when …") dates it
+    owned = [y for pos, y in years if pos < at and _WHEN_CLAUSE.fullmatch(text[pos + 4: at])]
+    if owned:
+        return owned[-1]
     after = [y for pos, y in years if pos > at]
     return after[0] if after else years[-1][1]
+
+
+_WHEN_CLAUSE = re.compile(r",?\s*(?:when|as|while|because|after)\b[^,;.]*")
+"""What lies between a year and the event word where the year's clause goes on to say the event."""
 
 
 def find_year_bridge(dated: DatedQuestion, passages: Sequence[Passage], max_passages: int = 3) -> Bridge | None:
@@ -121,7 +133,10 @@ def find_year_bridge(dated: DatedQuestion, passages: Sequence[Passage], max_pass
             year = event_year(dated.event, sentence) if coverage >= _MIN_COVERAGE else None
             if year is None:
                 continue
-            score = coverage - 0.01 * order
+            # the sentence that says the event itself beats one that has it only from its page's title ("Quennet 4.0
+            # … was released on 22 November 2021", not "A point release, 4.1, followed in March 2022" on that page)
+            own = features(sentence)
+            score = coverage - 0.01 * order + _OWN_WORDS * sum(own.covers(t) for t in wanted.content) / len(wanted.content)
             if best is None or score > best[0]:
                 best = (score, Bridge(entity=year, chunk_id=passage.chunk_id, sentence=sentence,
                                       query=f"{dated.main} {year}", asks=dated.at(year)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from datetime import date
 from functools import lru_cache
 
 _STOPWORD_TEXT = """a an the and or but if then than so as of at by for from in into on onto to with within without about
@@ -256,7 +257,21 @@ def term_spans(text: str) -> list[tuple[int, int, int]]:
         start, end = (int(y) for y in match.groups() if y is not None)
         if start <= end:
             out.append((start, end, match.start()))
+    # a term still running ("Bertil Ashcombe, *since 2020*", "Declan Furze (*2016–present*)") holds every year from its start
+    out += [(int(m.group(1) or m.group(2)), _STILL, m.start()) for m in _RUNNING.finditer(text)]
+    if len(_RANKS.findall(text)) >= 2:  # holders listed by rank: their brackets hold terms, not lifespans
+        out += [(int(m.group(1)), int(m.group(2)), m.start()) for m in _BRACKETED_RANGE.finditer(text)
+                if int(m.group(1)) <= int(m.group(2))]
     return out
+
+
+_RUNNING = re.compile(rf"\bsince\s+{_Y}(?=\s*(?:[,;)]|$|\.\s|\.$| and\b))|\b{_Y}\s*[\u2013\u2014-]\s*(?:present|today|now)\b",
+                      re.I)
+_STILL = date.today().year
+"""The end of a term still running: this year ("since 2020" says nothing of 2031)."""
+_RANKS = re.compile(r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth),", re.I)
+"""A rank that opens an item of a list ("*first,* Tobias Wrenfield (1862–1879); *second,* Hugh Lastry (1879–1902)")."""
+_BRACKETED_RANGE = re.compile(rf"\(\s*{_Y}\s*[\u2013\u2014-]\s*{_Y}\s*\)")
 
 
 def _spans(text: str) -> list[tuple[int, int]]:
@@ -347,7 +362,10 @@ HONORIFICS = frozenset(re.findall(r"[a-z]+", """matron sister nurse doctor dr su
 
 
 # The last word of a name that is a body or a place, never a person ("Orvenau Alpine *Club*").
-NOT_A_PERSON = frozenset(stem(w) for w in ["club", "institute", "institution", "museum", "station", "company", "systems", "society", "school", "university", "college", "academy", "island", "lake", "river", "glacier", "valley", "mountain", "peak", "street", "square", "bridge", "hall", "church", "chapel", "library", "garden", "trust", "foundation", "council", "committee", "orchestra", "festival", "league", "party", "railway", "line", "port", "harbour", "harbor", "shipyard", "slipways", "works", "press", "gazette", "house", "hotel", "hospital", "clinic", "centre", "center", "laboratory", "observatory", "park", "reserve", "strait", "sea", "bay", "ridge", "pass", "village", "town", "city", "county", "province", "region", "district", "board", "authority", "commission", "guild", "union", "association", "agency", "ministry", "department"])
+NOT_A_PERSON = frozenset(stem(w) for w in ["club", "institute", "institution", "museum", "station", "company", "systems", "society", "school", "university", "college", "academy", "island", "lake", "river", "glacier", "valley", "mountain", "peak", "street", "square", "bridge", "hall", "church", "chapel", "library", "garden", "trust", "foundation", "council", "committee", "orchestra", "festival", "league", "party", "railway", "line", "port", "harbour", "harbor", "shipyard", "slipways", "works", "press", "gazette", "house", "hotel", "hospital", "clinic", "centre", "center", "laboratory", "observatory", "park", "reserve", "strait", "sea", "bay", "ridge", "pass", "village", "town", "city", "county", "province", "region", "district", "board", "authority", "commission", "guild", "union", "association", "agency", "ministry", "department", "series", "polytechnic",
+                                                     "conservatory", "seminary", "lyceum", "infirmary", "brewery", "distillery",
+                                                     "factory", "foundry", "boathouse", "theatre", "theater", "cathedral", "abbey",
+                                                     "monastery", "priory"])
 
 
 # The first word of a place or an estate named after a family ("*Domaine* Marrowick", "*Villa* Harrow"),

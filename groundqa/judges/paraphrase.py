@@ -104,6 +104,8 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "resign": "resignation retire retired quit",  # "Why did he *step down*?" / "Two years after his *resignation*"
     "crash": "accident collision derailment disaster wreck",  # "the Sallow Hill *crash*" / "the … *accident* of 1927"
     "lose": "destroy destroyed burnt burned",  # "books *lost* in the fire" / "volumes were *destroyed*"
+    "blaze": "fire",  # "the Montbrac *blaze*" / "fire destroyed the still hall"
+    "relocate": "move moved",  # "when did the shop *relocate*" / "moved to the old bank building"
     "donate": "gift given gave present presented bequeath bequeathed donor",
     "steal": "thief theft",
     "folio": "leaf leaves",
