@@ -332,6 +332,9 @@ class GroundedQA(dspy.Module):
         numbers = {p.chunk_id: n for n, p in enumerate(context.passages, start=1)}
         quoted = list(dict.fromkeys(f"{v.sentence.rstrip()} [{numbers[v.passage.chunk_id]}]" for v in verdict.values))
         result.passages = context.passages
+        state.emit("comparison", sides=list(compared.sides), measure=compared.measure, winner=verdict.winner,
+                   values={v.side: v.value for v in verdict.values},
+                   chunk_ids=[v.passage.chunk_id for v in verdict.values])
         state.note("comparison: " + "; ".join(f"{v.side!r} {v.value:g}" for v in verdict.values)
                    + f" -> {verdict.winner!r}")
         self._finish(result, " ".join([verdict.lead, *quoted]), context, [v.passage.score for v in verdict.values],

@@ -112,10 +112,14 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> GroundedQA:
 @pytest.mark.integration
 @pytest.mark.usefixtures("embedded_dspy")
 def test_the_side_that_came_first_is_answered_with_both_sentences_cited(program: GroundedQA) -> None:
+    events: list[dict] = []
     result = program.run("Which came first: the opening of the Boutique du Quai Sorel or the founding of the "
-                         "Montbrac distillery?")
+                         "Montbrac distillery?", on_event=events.append)
     assert not result.abstained, result.abstain_message
     assert result.answer.startswith("The opening of the Boutique du Quai Sorel.")
     assert {c.doc_id for c in result.citations} == {"boutique", "montbrac"}
+    compared = [e for e in events if e["type"] == "comparison"]
+    assert len(compared) == 1 and compared[0]["values"] == {"the opening of the Boutique du Quai Sorel": 1896,
+                                                            "the founding of the Montbrac distillery": 1899}
     born = program.run("who was born earlier, Eudes Drevanne or Aurèle Velloury")
     assert born.answer.startswith("Aurèle Velloury.") and {c.doc_id for c in born.citations} == {"aurele", "drevanne"}

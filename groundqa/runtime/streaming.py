@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict
 
 from groundqa.signatures.types import GroundedResult
 
-EventType = Literal["retrieval_start", "retrieval_end", "premise", "bridge", "attempt", "selection", "answer_judge",
-                    "rescue", "token", "final", "error"]
+EventType = Literal["retrieval_start", "retrieval_end", "premise", "bridge", "comparison", "attempt", "selection",
+                    "answer_judge", "rescue", "token", "final", "error"]
 
 
 class StreamEvent(BaseModel):
