@@ -400,7 +400,8 @@ _PARTICIPLE = re.compile(r"[a-z]+(?:ed|en|wn|lt)|made|won|held|run|led|sold|boug
 _COPULA_Q = re.compile(r"^(?:what|which|who)\s+(?:is|was|are|were)\s+", re.I)
 
 
-_NAME_OF_DESCRIBED = re.compile(r"(?:what|which) (?:is|was|are|were) (?:the )?(?:full |real |first )?names? of ", re.I)
+_NAME_OF_DESCRIBED = re.compile(r"(?:(?:what|which) (?:is|was|are|were) )?(?:the )?(?:full |real |first )?names? of ", re.I)
+"""The name of what a description describes is asked ("What was the name of …", telegraphic "name of …")."""
 
 
 def asks_for_description(question: str) -> bool:

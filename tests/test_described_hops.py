@@ -147,6 +147,7 @@ def test_the_name_of_the_described_one_is_asked_of_the_naming_sentence():
     assert asks_for_description("What was the name of the man who founded the Lorvin Glassworks?")
     assert find_bridges("What was the name of the man who founded the Lorvin Glassworks?", [
         _page("lorvin", "Lorvin", "The city is home to the Lorvin Polytechnic, founded in 1921.")]) == []
+    assert asks_for_description("name of the cyclone that wrecked the vetiver plantation on Marazule")  # terse
     # a description inside the description is still a hop away
     assert not asks_for_description("What is the name of the street where the founder of Halloran Boatworks grew up?")
 
