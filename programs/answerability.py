@@ -1102,6 +1102,24 @@ _REFERENCE_POINT = re.compile(
 _NUMBERED_NAME = re.compile(r"(?<![.?!] )(?<!^)\b([A-Z][a-z]+) (\d{1,3})\b(?![,.]\w)")  # not "Quorvane *4.x*"
 
 
+_IT_OPENING = re.compile(r"^(?:It|Its|This)\b")
+
+
+def _another_of_its_kind(what: Asked, page_title: str, text: str) -> str:
+    """The page's subject where ``text`` speaks of it as "it" and the question names another of the same kind, by the
+    same head word ("When did Silas Brandwood found *Harnsey Cross Rowing Club*?": "*It* was founded in 1879 by Silas
+    Brandwood" on the page of *Ostley Reach Boat Club*), and ``text`` does not name that one itself; else ""."""
+    words = page_title.split()
+    if not _IT_OPENING.match(text.strip()) or len(words) < 2 or not all(w[:1].isupper() for w in words):
+        return ""
+    said = features(text)
+    for match in re.finditer(rf"\b((?:[A-Z][\w'’-]*\s+)+){re.escape(words[-1])}\b", what.question):
+        other = f"{match.group(1)}{words[-1]}"
+        if other.lower() != page_title.lower() and not all(said.covers(t) for t in features(other).content):
+            return page_title
+    return ""
+
+
 def _unnamed(what: Asked, text: str) -> list[str]:
     """The subject names of ``what`` that ``text`` does not hold, every word of them, and the names that end in a
     number whose number it does not hold (yes/no: none)."""
@@ -1552,6 +1570,8 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     if apart:
         missing = (*missing, f"the sentence names the {apart} but speaks of another")
     elsewhere = _unnamed(what, f"{title}. {_REFERENCE_POINT.sub(' ', about)}. {text}")
+    if not lead and (other_page := _another_of_its_kind(what, title.split(". ")[0], text)):
+        elsewhere = [*elsewhere, f"{other_page} (the sentence speaks of it)"]
     other = _other_dimension(what, text) if what.kind == "number" else ""
     if other:
         missing = (*missing, f"the sentence measures how {other}")

@@ -73,3 +73,13 @@ def test_a_running_term_holds_no_year_to_come():
 
     later = str(date.today().year + 5)
     assert not features("Bertil Ashcombe has been director, since 2020.").spans_year(later)
+
+
+def test_it_on_another_page_of_the_same_kind_is_not_the_question_s_one():
+    what = asked("When did Silas Brandwood found Harnsey Cross Rowing Club?")
+    other = check(what, "It was founded in 1879 by Silas Brandwood, a former member of the Harnsey club.",
+                  title="Ostley Reach Boat Club. Ostley Reach Boat Club is a rowing club.")
+    assert other.score == 0.0 and any("Ostley Reach Boat Club" in m for m in other.missing)
+    own = check(asked("When was Harnsey Cross Rowing Club founded?"), "It was founded on 14 April 1862.",
+                title="Harnsey Cross Rowing Club")
+    assert own.score > 0.6
