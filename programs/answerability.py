@@ -31,6 +31,7 @@ from groundqa.hypernyms import is_noun, names_a_kind_of
 from groundqa.judges.lexical import (
     KINSHIP,
     LIFESPAN,
+    NAMED_AFTER_A_FAMILY,
     NOT_A_PERSON,
     TYPO_MIN,
     features,
@@ -159,7 +160,9 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\bdeath toll\b", re.I), "number of deaths"),
            (re.compile(r"\b([a-z]+) count(?=\W*$)", re.I), r"number of \1"),  # "Ostler Hut *bed count*?"
            (re.compile(r"\bhelp(?:s|ed|ing)? (?:to )?pay for\b", re.I), "funded"),  # "Which company *helped pay for* …?"
-           (re.compile(r"\bnowadays\b", re.I), "now"),
+           (re.compile(r"\b(?:nowadays|at the moment|right now|at present)\b", re.I), "now"),
+           # "what did the northern traverse *end up costing*": what it cost
+           (re.compile(r"\bend(?:s|ed)? up ([a-z]+?)(?:ing)\b", re.I), r"\1"),
            # "When was password login *switched off*?" / "password login was *disabled* on 19 June 2017"
            (re.compile(r"\b(?:switch|turn|shut)(?:s|es|ed|ing)? off\b", re.I), "disabled"),
            (re.compile(r"\b(?:switch|turn)(?:s|es|ed|ing)? on\b", re.I), "enabled"),
@@ -1108,13 +1111,17 @@ _IT_OPENING = re.compile(r"^(?:It|Its|This)\b")
 def _another_of_its_kind(what: Asked, page_title: str, text: str) -> str:
     """The page's subject where ``text`` speaks of it as "it" and the question names another of the same kind, by the
     same head word ("When did Silas Brandwood found *Harnsey Cross Rowing Club*?": "*It* was founded in 1879 by Silas
-    Brandwood" on the page of *Ostley Reach Boat Club*), and ``text`` does not name that one itself; else ""."""
+    Brandwood" on the page of *Ostley Reach Boat Club*) or first word of a house named after a family (*Maison*
+    Velloury, *Maison* Drevanne), and ``text`` does not name that one itself; else ""."""
     words = page_title.split()
     if not _IT_OPENING.match(text.strip()) or len(words) < 2 or not all(w[:1].isupper() for w in words):
         return ""
     said = features(text)
-    for match in re.finditer(rf"\b((?:[A-Z][\w'’-]*\s+)+){re.escape(words[-1])}\b", what.question):
-        other = f"{match.group(1)}{words[-1]}"
+    kinds = [rf"\b(?:[A-Z][\w'’-]*\s+)+{re.escape(words[-1])}\b"]  # "… Rowing *Club*"
+    if stem(words[0].lower()) in NAMED_AFTER_A_FAMILY:  # "*Maison* Velloury"
+        kinds.append(rf"\b{re.escape(words[0])}(?:\s+[A-Z][\w'’-]*)+")
+    for match in (m for kind in kinds for m in re.finditer(kind, what.question)):
+        other = match.group(0)
         if other.lower() != page_title.lower() and not all(said.covers(t) for t in features(other).content):
             return page_title
     return ""

@@ -146,9 +146,10 @@ def side_value(compared: Compared, side: str, passages: Sequence[Passage]) -> Si
 
 def _year(compared: Compared, side: str, read: str, itself: bool) -> tuple[float, int] | None:
     """The start year ``read`` gives the side, with its rank (0 best): a lifespan after its name ("Marthe Quillaud
-    (1877–1952)") or a birth ("born in 1842") where births are compared (0), the year of a word of starting the
-    sentence says ("founded in 1899", 0), or the one year of a sentence that names the side itself ("On the night of
-    9 November 1986 fire broke out … at the foot of the Brackenfell transmitter mast", 1)."""
+    (1877–1952)") or a birth ("born in 1842") where births are compared (0), the start of a term stated by a sentence
+    that names the side itself ("the regional office … at Osk Varrow from 1871 to 1988", 0), the year of a word of
+    starting the sentence says ("founded in 1899", 0), or the one year of a sentence that names the side itself ("On
+    the night of 9 November 1986 fire broke out … at the foot of the Brackenfell transmitter mast", 1)."""
     name = re.escape(side.split(",")[0].strip())
     lifespan = re.search(rf"{name}\s*{LIFESPAN.pattern}", read, re.I)
     if lifespan is not None:
@@ -160,6 +161,9 @@ def _year(compared: Compared, side: str, read: str, itself: bool) -> tuple[float
     years = YEAR_IN_TEXT.findall(text)
     if not years:
         return None
+    spans = features(text).spans
+    if itself and spans:  # "The Northern Branch was the regional office … at Osk Varrow *from 1871* to 1988"
+        return float(min(start for start, _ in spans)), 0
     starting = features(read).content & _STARTS
     if starting:
         year = event_year(" ".join(sorted(starting)) + " " + side, text)

@@ -52,6 +52,14 @@ def test_each_side_is_dated_by_its_start():
     assert verdict.lead == "The founding of the watchmaking school in Brevaz."
 
 
+def test_a_term_stated_of_the_side_itself_dates_its_start():
+    compared = compared_question("Which came first: the Osk Varrow office opening or the Town Hall clock?")
+    branch = _page("northern", "Northern Branch (Osk Varrow)", (
+        "The Northern Branch was the regional office of the Survey at Osk Varrow from 1871 to 1988. Tobiah Wenlock "
+        "opened it in his home town; in 1899 it moved into a purpose-built office."))
+    assert side_value(compared, compared.sides[0], [branch]).value == 1871  # not the move of 1899
+
+
 def test_a_lifespan_or_a_birth_dates_a_person():
     born = compared_question("who was born earlier, Aurèle Velloury or Eudes Drevanne")
     aurele = _page("aurele", "Aurèle Velloury", "Aurèle Velloury (1829–1898) was the founder of Maison Velloury.")

@@ -118,6 +118,8 @@ def test_what_people_say_for_a_fire_and_a_move():
     blaze = asked("On what date did the Montbrac blaze happen?")
     assert check(blaze, "On the night of 12 March 1937 a fire broke out in the drying loft above the still hall.",
                  title="Montbrac distillery").score > 0.6
+    assert plain_words("what did the northern traverse end up costing") == "what did the northern traverse cost"
+    assert plain_words("who's running the Pellmouth branch at the moment").endswith("branch now")
     moved = asked("what year did the flagship shop relocate")
     assert check(moved, "After the flood the shop moved in 1952 to larger premises.", title="Boutique").score > 0.6
 
