@@ -335,7 +335,7 @@ _CONTENT_WORD = (r"(?!(?:of|in|at|on|for|from|with|by|during|after|before|to|int
 _DESCRIPTION = re.compile(
     # (a title written with capitals and a hyphen is a role: "the *Surveyor-General* who started …")
     rf"\bthe (?:[a-z]+ ){{0,2}}(?:[a-z]+|[A-Z][a-z]+(?:-[A-Za-z]+)+) (?:who|whom|that|which|whose|where|(?:[a-z]+ed|built|run|led|held|written|"
-    rf"drawn|made|won|painted|founded) by)\b|{_ROLE_OF}|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*'s [a-z]+"
+    rf"drawn|made|won|painted|founded) by)\b|{_ROLE_OF}|\b(?:[A-Z][a-z]+|[A-Z]{{2,}})(?: [A-Z][a-z]+)*'s [a-z]+"
     # a role of something described itself ("the academy's most successful *graduate*", "the museum's *curator*")
     rf"|\bthe (?:[A-Za-z]+ )?[a-z]+'s {_ROLE_MODIFIERS}(?:{_ROLE}|graduate|student|pupil)\b"
     # a contact clause ("the company *Mira Tell founded*"): a noun, a name, and what the name did to it

@@ -96,6 +96,11 @@ def _page(doc: str, title: str, text: str) -> Passage:
     return Passage(chunk_id=f"{doc}#0", doc_id=doc, title=title, text=text, score=0.9)
 
 
+def test_an_acronym_owns_a_role_as_a_name_does():
+    assert describes_entity("what year was HCRC's second captain born")
+    assert not describes_entity("What is NASA's budget?")  # a value of the name itself
+
+
 def test_a_rank_in_a_list_of_holders_names_the_bridge():
     bridges = find_bridges("Where was the third head of Maison Velloury born?", [_page("maison", "Maison Velloury", HEADS)])
     assert bridges[0].entity == "Ormand Vey"
