@@ -1122,7 +1122,10 @@ def _another_of_its_kind(what: Asked, page_title: str, text: str) -> str:
         kinds.append(rf"\b{re.escape(words[0])}(?:\s+[A-Z][\w'’-]*)+")
     for match in (m for kind in kinds for m in re.finditer(kind, what.question)):
         other = match.group(0)
-        if other.lower() != page_title.lower() and not all(said.covers(t) for t in features(other).content):
+        words_of = features(other).content
+        if words_of <= features(page_title).content:  # "the Vennick Foundry" for the Vennick Bell Foundry: the same one
+            continue
+        if not all(said.covers(t) for t in words_of):
             return page_title
     return ""
 

@@ -86,3 +86,12 @@ def test_it_on_another_page_of_the_same_kind_is_not_the_question_s_one():
     house = check(asked("When did Eudes Drevanne found Maison Velloury?"), "It was founded in 1874 by Eudes Drevanne.",
                   title="Maison Drevanne")
     assert house.score == 0.0  # a house named after a family: its kind is its first word
+    # the same one, shortened by the question ("the Vennick Foundry" for the Vennick Bell Foundry)
+    same = check(asked("what was the Vennick Foundry called before 1809"),
+                 "It was known as Vennick's Brass and Bell Works until 1809.", title="Vennick Bell Foundry")
+    assert not any("speaks of it" in m for m in same.missing)
+
+
+def test_a_running_term_starts_the_year_after():
+    said = features("Dr. Hanne Rusk has been rector, since 2017.")
+    assert said.spans_year("2018") and not said.spans_year("2017")  # in 2017 the one before may have held it

@@ -258,7 +258,9 @@ def term_spans(text: str) -> list[tuple[int, int, int]]:
         if start <= end:
             out.append((start, end, match.start()))
     # a term still running ("Bertil Ashcombe, *since 2020*", "Declan Furze (*2016–present*)") holds every year from its start
-    out += [(int(m.group(1) or m.group(2)), _STILL, m.start()) for m in _RUNNING.finditer(text)]
+    # (from the year after its start: in that year the one before may have held it: "rector *since 2017*" says nothing
+    # of who was rector before 2017)
+    out += [(int(m.group(1) or m.group(2)) + 1, _STILL, m.start()) for m in _RUNNING.finditer(text)]
     if len(_RANKS.findall(text)) >= 2:  # holders listed by rank: their brackets hold terms, not lifespans
         out += [(int(m.group(1)), int(m.group(2)), m.start()) for m in _BRACKETED_RANGE.finditer(text)
                 if int(m.group(1)) <= int(m.group(2))]
