@@ -191,11 +191,9 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
         if lead is not None and _of_its_page(bridge, passage, candidate.text):
             continue  # on Matthias Kolbeck's page, "*Born in* Orlenz, *he* trained … before Count Aurel Vessendorf
             # engaged him" tells where Kolbeck was born, not the bridge Vessendorf
-        if lead is not None and not bridge.asks and not about(
-                bridge.entity, f"{passage.title}. {openings[candidate.number]} {candidate.text}") and not (
-                passage.title and about(passage.title, bridge.entity)):  # the page "Aurel Vessendorf" is the Count's
-            continue  # what is asked of the bridge ("the *profession* of the man whose …", when *the conductor* … was
-            # born) is said about it: "She was born in Varnoux-les-Thermes" on another woman's page is not
+        if lead is not None and what.type_only and not about(
+                bridge.entity, f"{passage.title}. {openings[candidate.number]} {candidate.text}"):
+            continue  # a type asked of the bridge ("the *profession* of the man whose …") is said about it
         # the naming sentence covers the description ("the guide who led the first ascent"); the value asked
         # for (where he was born) must be in the second hop's sentence itself
         # a bridge that asks its own question of the second hop (a year bridge: "… mayor … in 2001?") is answered by

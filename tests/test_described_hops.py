@@ -166,20 +166,3 @@ def test_a_name_before_a_place_noun_is_no_person():
     assert check(what, "The Lorvin Polytechnic was founded in 1921 as a school of engineering.").score == 0.0
     assert check(what, "The glassworks was founded in 1809 by Ottilie Brandt.").score > 0
 
-
-def test_a_bridged_answer_is_said_about_the_bridge():
-    from groundqa.programs.bridging import Bridge
-    from groundqa.programs.context import build_context
-    from groundqa.programs.extractive import extractive_answer
-
-    naming = ("It was commissioned by the Kessenbrunn Mineral Springs Company under director Casimir Dellwig and "
-              "opened in 1883.")
-    pump_room = _page("pump-room", "Colonnade Pump Room", naming)
-    other = _page("johanna-ferrant", "Johanna Ferrant", "She was born in 1842 in Varnoux-les-Thermes.")
-    own = _page("casimir-dellwig", "Casimir Dellwig", "He was born in 1831 in Tessau, the son of a miller.")
-    bridge = Bridge(entity="Casimir Dellwig", chunk_id="pump-room#0", sentence=naming, query="Casimir Dellwig born")
-    question = "In what year was the director who commissioned the Colonnade Pump Room born?"
-    wrong = extractive_answer(question, build_context([pump_room, other], 4000), bridge=bridge)
-    assert "1842" not in wrong.answer  # another woman's birth, on her page
-    right = extractive_answer(question, build_context([pump_room, other, own], 4000), bridge=bridge)
-    assert "1831" in right.answer and "1842" not in right.answer
