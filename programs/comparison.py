@@ -46,8 +46,7 @@ _SIZE = re.compile(r"\b(\d[\d,]*(?:\.\d+)?)\s*(metres?|meters?|m|km|kilometres?|
                    r"square metres|hectares?|acres?)\b", re.I)
 
 # the words that say a thing started: its founding, opening, first use; a person's birth
-_STARTS = frozenset(stem(w) for w in ["found", "founded", "founding", "establish", "established", "set", "opened", "open", "opening", "built", "build", "began", "begin", "started", "start", "launched", "launch", "formed", "form", "created", "introduced", "inaugurated", "first", "born", "birth", "began", "raised"])
-_STATED_DATE = frozenset(stem(w) for w in ["date", "year", "dated"])
+_STARTS = frozenset(stem(w) for w in ["found", "founded", "founding", "establish", "established", "set", "opened", "open", "opening", "built", "build", "began", "begin", "started", "start", "launched", "launch", "formed", "form", "created", "introduced", "inaugurated", "first", "born", "birth", "raised"])
 _SIDE_FILLER = frozenset(stem(w) for w in ["the", "a", "an", "of", "its", "his", "her", "their", "opening", "founding", "start", "beginning", "launch", "setting", "creation", "birth"])
 
 
