@@ -126,6 +126,8 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "flow": "river stream",  # "Which river *flows* through Varnoux?" / "a spa town on the *River* Aubrine"
     "wind": "gust gusts gale",
     "publish": "issued issue appear appeared published",
+    # "came out" is read as *released* ("when release 4.0 came out"); a paper that comes out on Fridays is published
+    "release": "published publish issued issue appear appeared",
     # everyday words of people and trade ("its first *female* member" / "the first *woman* admitted")
     "female": "woman women",
     "male": "man men",
