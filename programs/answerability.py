@@ -33,6 +33,7 @@ from groundqa.judges.lexical import (
     LIFESPAN,
     NAMED_AFTER_A_FAMILY,
     NOT_A_PERSON,
+    ORDINAL_WORDS,
     TYPO_MIN,
     features,
     misspelling_of,
@@ -53,7 +54,7 @@ from .answer_values import (
     has_type,
     lacks_measure,
 )
-from .contradiction import ORDINAL_WORDS, asks_doer, conflict_about, name_in_place, prefixed_opposites
+from .contradiction import asks_doer, conflict_about, name_in_place, prefixed_opposites
 
 _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)"
 _DATE_Q = re.compile(

@@ -23,6 +23,7 @@ from groundqa.judges.lexical import (
     LIFESPAN,
     NAMED_AFTER_A_FAMILY,
     NOT_A_PERSON,
+    ORDINAL_WORDS,
     STOPWORDS,
     YEAR_IN_TEXT,
     features,
@@ -44,7 +45,6 @@ from .answerability import (
     mentions,
     unsaid,
 )
-from .contradiction import ORDINAL_WORDS
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from typing import Literal, get_args
 
 from groundqa.judges.lexical import (
     HONORIFICS,
+    ORDINAL_WORDS,
     STOPWORDS,
     TextFeatures,
     features,
@@ -347,8 +348,6 @@ def without_object_clauses(sentence: str, claim: str) -> str:
     return _OBJECT_CLAUSE.sub(drop, sentence)
 
 
-ORDINAL_WORDS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth"
-"""The ranks written as words, as a regular expression's alternatives."""
 _ORDINALS = frozenset(stem(w) for w in re.findall(r"[a-z]+", ORDINAL_WORDS))
 _RANKED = re.compile(rf"\b({ORDINAL_WORDS})((?:\s+[A-Za-z-]+){{1,4}})", re.I)
 # a name in a ranked role's owner's place: "*Orlund's* third managing director", "the third director *of the Brevaz
@@ -429,5 +428,5 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
     return max(candidates, key=lambda c: c.coverage, default=None)
 
 
-__all__ = ["ORDINAL_WORDS", "ANTONYMS", "Contradiction", "asks_doer", "conflict", "conflict_about", "find_contradiction",
+__all__ = ["ANTONYMS", "Contradiction", "asks_doer", "conflict", "conflict_about", "find_contradiction",
            "name_in_place", "without_object_clauses"]

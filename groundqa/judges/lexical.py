@@ -257,9 +257,9 @@ def term_spans(text: str) -> list[tuple[int, int, int]]:
         start, end = (int(y) for y in match.groups() if y is not None)
         if start <= end:
             out.append((start, end, match.start()))
-    # a term still running ("Bertil Ashcombe, *since 2020*", "Declan Furze (*2016–present*)") holds every year from its start
-    # (from the year after its start: in that year the one before may have held it: "rector *since 2017*" says nothing
-    # of who was rector before 2017)
+    # a term still running ("Bertil Ashcombe, *since 2020*", "Declan Furze (*2016–present*)") holds the years after its
+    # start up to this one: in its first year the one before may have held it ("rector *since 2017*" says nothing of
+    # who was rector before 2017)
     out += [(int(m.group(1) or m.group(2)) + 1, _STILL, m.start()) for m in _RUNNING.finditer(text)]
     if len(_RANKS.findall(text)) >= 2:  # holders listed by rank: their brackets hold terms, not lifespans
         out += [(int(m.group(1)), int(m.group(2)), m.start()) for m in _BRACKETED_RANGE.finditer(text)
@@ -271,7 +271,9 @@ _RUNNING = re.compile(rf"\bsince\s+{_Y}(?=\s*(?:[,;)]|$|\.\s|\.$| and\b))|\b{_Y}
                       re.I)
 _STILL = date.today().year
 """The end of a term still running: this year ("since 2020" says nothing of 2031)."""
-_RANKS = re.compile(r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth),", re.I)
+ORDINAL_WORDS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth"
+"""The ranks written as words, as a regular expression's alternatives."""
+_RANKS = re.compile(rf"\b(?:{ORDINAL_WORDS}),", re.I)
 """A rank that opens an item of a list ("*first,* Tobias Wrenfield (1862–1879); *second,* Hugh Lastry (1879–1902)")."""
 _BRACKETED_RANGE = re.compile(rf"\(\s*{_Y}\s*[\u2013\u2014-]\s*{_Y}\s*\)")
 
