@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from groundqa.judges.lexical import NOT_A_PERSON, features, stem
+from groundqa.judges.lexical import KINSHIP, NOT_A_PERSON, features, stem
 
 AnswerType = Literal["date", "number", "person", "place", "organisation", "name", "occupation", "yes_no"]
 
@@ -156,6 +156,8 @@ def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str],
                    for m in _OCCUPATION_VALUE.finditer(text))
     if kind == "yes_no":
         return True  # a yes/no answer is judged by its attribute (and, for "No", by an explicit negation)
+    if kind == "person" and _kin_left_unnamed(question, text):
+        return False
     if kind == "person" and not _WHO.match(question):
         # "the name of the *man* who founded …", "which *architect* …": a person's name, not "the River Tarn"
         places = {stem(m.group(1).lower()) for m in _PLACE_BEFORE_NOUN.finditer(text)}
@@ -165,6 +167,39 @@ def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str],
         return True
     names = {m.group(0).lower() for m in _NAME_VALUE.finditer(text)}
     return bool({stem(n) for n in names} - question_words - {"the", "a", "an", "he", "she", "it", "they", "in"})
+
+
+KIN_OF = re.compile(r"([A-Z][\w-]*(?: [A-Z][\w-]*)*)'s ((?:[a-z]+ )?[a-z]+)\b")
+"""A named person's relative ("Hester Quayle's *husband*", "Ada's *eldest son*")."""
+
+
+def _kin_left_unnamed(question: str, text: str) -> bool:
+    """Whether the question asks who a named person's relative is ("What was the name of Hester Quayle's *husband*?")
+    and ``text`` speaks of that relative only as "her late husband" or "his father, a pit foreman", with no name
+    beside: the other names in the sentence are not the relative's ("Her husband, Silas Quayle", "his father Anton
+    Korvath" and "married the grain merchant Silas Quayle" name him)."""
+    kin = {w.lower() for match in KIN_OF.finditer(question) for w in match.group(2).split() if stem(w) in KINSHIP}
+    kin |= {w.lower() for w in re.findall(r"\b(?:the|a) (husband|wife) of\b", question, re.I)}
+    if not kin:
+        return False
+    nouns = "|".join(re.escape(w) for w in kin)
+    mentions = list(re.finditer(rf"\b(?:his|her|their)(?: [a-z]+){{0,2}} (?:{nouns})s?(['’]s?)?", text, re.I))
+    if kin & {"father", "mother"}:  # "the son of a cooper": a parent said only as a trade
+        mentions += re.finditer(r"\b(?:son|daughter|child) of (?:an?|the) (?:[a-z]+ ){0,2}[a-z]+()", text)
+    if mentions:
+        return not any(not m.group(1) and re.match(r",? (?:(?:called|named|the [a-z]+) )?[A-Z]", text[m.end():])
+                       for m in mentions)
+    # "Adeline married the glassmaker Fabien Vey" is someone else's marriage, not Aurèle Velloury's; "he married" names
+    # a wife, not a husband
+    person = {t for match in KIN_OF.finditer(question) for t in features(match.group(1)).content}
+    for m in re.finditer(r"\b(he|she|[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)*) (?:married|wed)\b", text):
+        said = m.group(1)
+        if said in ("he", "He") and "husband" in kin or said in ("she", "She") and "wife" in kin:
+            return True
+        if said.lower() not in ("he", "she") and not {stem(w) for w in said.split()} & person:
+            return True
+    return False
+
 
 
 # a name that qualifies a place noun names the place ("along the *Tarn valley*"), not a person
@@ -208,4 +243,4 @@ def lacks_measure(question: str, text: str) -> bool:
     return bool(_PHYSICAL_Q.search(question)) and not _IN_ITS_UNIT.search(text)
 
 
-__all__ = ["CALENDAR_WORDS", "MEASURE_OF", "MEASURES", "TELEGRAPHIC_MEASURE", "AnswerType", "has_type", "lacks_measure"]
+__all__ = ["CALENDAR_WORDS", "KIN_OF", "MEASURE_OF", "MEASURES", "TELEGRAPHIC_MEASURE", "AnswerType", "has_type", "lacks_measure"]

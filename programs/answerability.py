@@ -47,6 +47,7 @@ from groundqa.text import acronyms, spells_out, strip_citations
 
 from .answer_values import (
     CALENDAR_WORDS,
+    KIN_OF,
     MEASURE_OF,
     MEASURES,
     TELEGRAPHIC_MEASURE,
@@ -74,8 +75,11 @@ _PERSON_NOUNS = (r"person|man|woman|guy|architect|artist|composer|writer|author|
                  r"matron")
 _PERSON_Q = re.compile(rf"^(?:(?:by|for|to|with|from) )?(?:who|whom|whose|(?:which|what) (?:{_PERSON_NOUNS}))\b", re.I)
 # "What was the name of the *man* who …" asks for a person; "What is the name of the *ship* …" for a name
-_NAME_OF = re.compile(r"^(?:what|which) (?:is|was|are|were) (?:the )?(?:\w+ )?names? of (?:the|a|an|this|that|his|"
-                      r"her|its|their) (\w+(?: \w+)?)", re.I)
+_NAME_OF = re.compile(r"^(?:what|which) (?:is|was|are|were) (?:the )?(?:\w+ )?names? of (?:(?:the|a|an|this|that|his|"
+                      r"her|its|their) |(?-i:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*)['’]s? )(\w+(?: \w+)?)", re.I)
+""""What was the name of *the* architect …", "… of *Hester Quayle's* husband": the noun whose name is asked."""
+_CALLED_KIN = re.compile(rf"['’]s? (?:\w+ )?(?:{_PERSON_NOUNS}) (?:called|named)\b", re.I)
+""""What was Tobias Wrenfield's *wife called*?": a person's name."""
 _PLACE_Q = re.compile(
     r"^(?:(?:in|at|to|from|near|on) )?(?:where|(?:which|what) (?:city|town|village|country|region|province|"
     r"island|state|county|place|port|street|river|mountain|lake|continent|district|harbou?r))\b"
@@ -170,6 +174,9 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\b(?:go|goes|going|went|gone) off (?:the )?air\b", re.I), "closed"),  # a station
            (re.compile(r"\b(?:go|goes|going|went|gone|come|comes|came|coming) on (?:the )?air\b", re.I), "launched"),
            (re.compile(r"\bfor good\b", re.I), ""),
+           # "Until what year did the mayor *stay in office*?" / "Henrik Voss *served* from 2004 to 2012"
+           (re.compile(r"\b(?:stay|stays|stayed|staying|remain|remains|remained|remaining) in "
+                       r"(?:office|post|the post|the job|power)\b", re.I), "served"),
            (re.compile(r"\bcall(?:s|ed|ing)? off\b", re.I), "cancelled"),
            (re.compile(r"\bc(?:ome|omes|ame|oming) out\b", re.I), "released"),  # "when release 4.0 *came out*"
            # "Which town did the man … *come from*?", "Where did Tobias Wrenfield *come from originally*?"
@@ -237,6 +244,8 @@ _DIMENSIONS: dict[str, frozenset[str]] = stemmed_groups({
         "born": "born birth native",  # "*A native of* Tessing, he trained as a surveyor"
         "died": "die death dead kill fatal drown drowned perish perished",
         "married": "married marry wife husband spouse wed",
+        "wife": "wife married marry spouse wed",  # "Tobias Wrenfield's *wife*": "In 1858 he *married* Clara Ashe"
+        "husband": "husband married marry spouse wed",
         "founded": "found establish begin start open create",
         "built": "build construct complete erect open",
 })
@@ -256,7 +265,7 @@ def _type_of(question: str) -> AnswerType | None:
                           ("place", _PLACE_Q), ("organisation", _ORG_Q), ("name", _NAME_Q),
                           ("occupation", _OCCUPATION_Q)):
         if pattern.match(q) and (kind != "name" or of_a_name):
-            return kind  # type: ignore[return-value]
+            return "person" if kind == "name" and _CALLED_KIN.search(q) else kind  # type: ignore[return-value]
     if _YES_NO_Q.match(q):
         return "yes_no"
     if _TRAILING_DATE_Q.search(q):  # "Colour photos first appeared in the Sentinel *in which year*?"
@@ -1417,7 +1426,6 @@ def _head_said(what: Asked, modifier: str, text: str) -> bool:
                for i, word in enumerate(words))
 
 
-_KIN_OF = re.compile(r"([A-Z][\w-]*(?: [A-Z][\w-]*)*)'s ((?:[a-z]+ )?[a-z]+)\b")
 
 
 def _kin_unsaid(what: Asked, missing: tuple[str, ...], text: str) -> bool:
@@ -1425,7 +1433,7 @@ def _kin_unsaid(what: Asked, missing: tuple[str, ...], text: str) -> bool:
     ("In what year did *Marta Vine's son* take over …?" is not answered by what Marta Vine did in 1816; a sentence
     about the niece herself, "Lena Tarrant … writes for the Courier", need not say she is a niece)."""
     said = features(text)
-    for match in _KIN_OF.finditer(what.question):
+    for match in KIN_OF.finditer(what.question):
         kin = {stem(w) for w in match.group(2).split()} & KINSHIP  # "Ada's son", "Ada's eldest son"
         if kin & set(missing) and all(said.covers(w) for w in features(match.group(1)).content):
             return True

@@ -106,6 +106,24 @@ def _capitalised(passages: Sequence[Passage]) -> set[str]:
 _ROLE_NOUN = (r"(?:[a-z-]+ ){0,2}(?:[a-z]+(?:er|or|ist|ian)|graduate|student|pupil|architect|guide|pilot|poet|chair|"
               r"founder|owner|captain|keeper|mayor|chief|head)\b")
 """A person's role, after up to two modifiers ("chief *pilot*", "most successful *graduate*")."""
+_TITLES = (r"mayor|director|conductor|president|chairman|chairwoman|chair|manager|captain|rector|principal|"
+           r"headmaster|headmistress|editor|curator|keeper|abbot|abbess|bishop|professor|engineer|architect|composer|"
+           r"surveyor|foreman|governor|minister|secretary|treasurer|warden|dean|provost|superintendent|commander|"
+           r"harbou?r ?master|stationmaster|postmaster|skipper|coach|trainer|founder")
+"""Offices written before a name as a title ("under *director* Johanna Ferrant", "*mayor* Henrik Voss")."""
+
+
+def _titled_otherwise(name: str, sentence: str, question: str) -> bool:
+    """Whether ``sentence`` gives ``name`` an office as a title ("under *director* Johanna Ferrant") where the question
+    describes the one it asks about by another ("the *mayor* who held office when …"): that is someone else."""
+    title = re.search(rf"\b({_TITLES}) {re.escape(name)}\b", sentence, re.I)
+    if title is None:
+        return False
+    roles = {stem(m.group(1).lower()) for m in re.finditer(rf"\b(?:the|[a-z]+['’]s) (?:[a-z]+ )?({_TITLES}) "
+                                                            r"(?:of|who|whom|that|at|in)\b", question, re.I)}
+    return bool(roles) and stem(title.group(1).lower()) not in roles
+
+
 _PERSON_HEAD = re.compile(r"\b(?:the (?:[a-z]+ )?(?:person|man|woman|guy|people|[A-Za-z-]+ who|[A-Za-z-]+ whom)\b|"
                           r"the (?:[a-z]+ )?(?:[a-z]+(?:er|or|ist|ian)|architect|guide|pilot|poet|chair|founder|owner|"
                           r"captain|keeper|mayor|surgeon|matron|nurse|wife|husband|son|daughter|father|mother) "
@@ -414,6 +432,8 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             if person and (stem(_head_word(name)) in NOT_A_PERSON
                            or stem(name.split()[0]) in NAMED_AFTER_A_FAMILY and len(name.split()) > 1):
                 kind_bonus -= 0.5  # "the person who led …" is not the Orvenau Alpine Club, nor *Maison* Velloury
+            elif person and _titled_otherwise(name, sentence, question):
+                kind_bonus -= 0.5  # "under *director* Johanna Ferrant" is not "the *mayor* who held office when …"
             elif person and len(name.split()) == 1:
                 kind_bonus -= 0.25  # a person is introduced by full name; one word is more often a place
             if person and re.search(re.escape(name) + r"['’]s\b(?! " + _ROLE_NOUN + ")", sentence):

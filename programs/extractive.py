@@ -191,6 +191,10 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
         if lead is not None and _of_its_page(bridge, passage, candidate.text):
             continue  # on Matthias Kolbeck's page, "*Born in* Orlenz, *he* trained … before Count Aurel Vessendorf
             # engaged him" tells where Kolbeck was born, not the bridge Vessendorf
+        if lead is not None and _of_the_anchor(question, bridge, passage, candidate.text):
+            continue  # "It was founded in 1742" on Port Vessany's page is not when its twin town was founded
+        if lead is not None and _of_someone_else(bridge, passage, candidate.text):
+            continue  # "Ruth Kessing served from 1990 to 1998" is not how long the mayor named Henrik Voss served
         if lead is not None and what.type_only and not about(
                 bridge.entity, f"{passage.title}. {openings[candidate.number]} {candidate.text}"):
             continue  # a type asked of the bridge ("the *profession* of the man whose …") is said about it
@@ -254,6 +258,30 @@ def _of_its_page(bridge: Bridge, passage: Passage, text: str) -> bool:
             and not set(features(title).content) & NOT_A_PERSON
             and not about(bridge.entity, title) and not about(title, bridge.entity)  # ("Count" Aurel Vessendorf)
             and about(bridge.entity, text))
+
+
+def _of_the_anchor(question: str, bridge: Bridge, passage: Passage, text: str) -> bool:
+    """Whether ``text`` speaks of its page's subject as "it" where that page is the one the question names beside its
+    description ("Port Vessany's twin town"): what is asked is asked of the bridge, not of the page that led to it."""
+    title = passage.title.strip()
+    return (bool(title) and _IT.match(text) is not None and about(title, question)
+            and not about(bridge.entity, title) and not about(bridge.entity, text))
+
+
+_SUBJECT_NAME = re.compile(r"(?!(?:The|A|An|In|On|At|By|From|After|Before|During|Since|Until|When|While|As|For|With|"
+                           r"Under|Over|Through|Following|Despite|Like|Unlike|Between|Among|Its|His|Her|Their|This|That|"
+                           r"These|Those|Both|Each|Every|Some|Many|Most|All|Of|To|Once|Then|Later|Today)\b)"
+                           r"([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)+),? (?=[a-z])")
+"""A sentence that opens with a full name as its subject ("Ruth Kessing served …")."""
+
+
+def _of_someone_else(bridge: Bridge, passage: Passage, text: str) -> bool:
+    """Whether ``text`` is said of someone named as its subject who is not the bridge, on a page that is not the
+    bridge's: what it says is said of that one."""
+    subject = _SUBJECT_NAME.match(text)
+    return (subject is not None and not set(features(subject.group(1)).content) & NOT_A_PERSON
+            and not about(subject.group(1), bridge.entity) and not about(bridge.entity, subject.group(1))
+            and not about(bridge.entity, text) and not about(bridge.entity, passage.title))
 
 
 def _names_the_asked_kind(what: Asked, text: str, title: str) -> bool:

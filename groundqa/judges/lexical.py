@@ -369,7 +369,7 @@ HONORIFICS = frozenset(re.findall(r"[a-z]+", """matron sister nurse doctor dr su
 NOT_A_PERSON = frozenset(stem(w) for w in ["club", "institute", "institution", "museum", "station", "company", "systems", "society", "school", "university", "college", "academy", "island", "lake", "river", "glacier", "valley", "mountain", "peak", "street", "square", "bridge", "hall", "church", "chapel", "library", "garden", "trust", "foundation", "council", "committee", "orchestra", "festival", "league", "party", "railway", "line", "port", "harbour", "harbor", "shipyard", "slipways", "works", "press", "gazette", "house", "hotel", "hospital", "clinic", "centre", "center", "laboratory", "observatory", "park", "reserve", "strait", "sea", "bay", "ridge", "pass", "village", "town", "city", "county", "province", "region", "district", "board", "authority", "commission", "guild", "union", "association", "agency", "ministry", "department", "series", "polytechnic",
                                                      "conservatory", "seminary", "lyceum", "infirmary", "brewery", "distillery",
                                                      "factory", "foundry", "boathouse", "theatre", "theater", "cathedral", "abbey",
-                                                     "monastery", "priory"])
+                                                     "monastery", "priory", "service", "collection", "award", "prize", "cup", "trophy"])
 
 
 # The first word of a place or an estate named after a family ("*Domaine* Marrowick", "*Villa* Harrow"),
