@@ -1404,6 +1404,19 @@ def dated_otherwise(what: Asked, text: str) -> str:
     return ""
 
 
+_BEFORE_YEAR = re.compile(r"\bbefore (1[0-9]{3}|20[0-9]{2})\b", re.I)
+_TERM_START = re.compile(r"\b(?:since|from) (1[0-9]{3}|20[0-9]{2})\b|\b(1[0-9]{3}|20[0-9]{2}) ?[–-] ?(?:present|today)\b", re.I)
+
+
+def begun_after(question: str, text: str) -> bool:
+    """Whether the question asks of a time before a year ("Who was rector … *before 2017*?") and every term ``text``
+    states began in that year or later ("Dr. Hanne Rusk has been rector *since 2017*"): the one it names held the post
+    after, not before."""
+    before = _BEFORE_YEAR.search(question)
+    starts = [int(m.group(1) or m.group(2)) for m in _TERM_START.finditer(text)]
+    return before is not None and bool(starts) and min(starts) >= int(before.group(1))
+
+
 # The words that put something in a trailing clause's relation to what it names.
 _RELATIONS: dict[str, frozenset[str]] = {word: frozenset(stem(w) for w in _words(words)) for word, words in {
     "before": "before prior until earlier previously formerly first",
@@ -1600,12 +1613,15 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     denial = denies_asked(what, text)
     if denial:
         missing = (*missing, "the sentence says it is not so")
+    later = begun_after(what.question, text)
+    if later:
+        missing = (*missing, "the term it states began after the question's time")
     missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
     typed = (has_type(what.kind, text, features(what.question).tokens, what.question) and not what.required & set(missing)
              and not other and not unmeasured and not former and not undenied and not relative and not apart
              and not _kin_unsaid(what, missing, f"{title}. {text}")
-             and swapped is None and not elsewhere and not silent and not denial)
+             and swapped is None and not elsewhere and not silent and not denial and not later)
     weights = what.weight
     total = sum(weights.values())
     coverage = 1.0 - sum(weights.get(t, 0.0) for t in missing) / total if total else 1.0

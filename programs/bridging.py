@@ -220,6 +220,25 @@ def _whose(name: str, sentence: str, question: str) -> bool:
                for noun in _WHOSE.findall(question) if noun not in STOPWORDS)
 
 
+_POSSESSED = re.compile(r"[A-Z][\w'’-]*['’]s? ([a-z]{4,}) (?:[a-z]+)\b")
+"""A relation a possessive description names by its modifier ("Port Vessany's *twin* town")."""
+
+
+def _related(name: str, sentence: str, question: str) -> bool:
+    """Whether the sentence relates the name by the word a possessive description qualifies its noun with, either way
+    round ("Port Vessany has been *twinned with* Kellaby", "Kestrup was *twinned with* Varnholt" for "Varnholt's twin
+    town")."""
+    escaped = re.escape(name)
+    for word in _POSSESSED.findall(question):
+        root = re.escape(stem(word.lower()))
+        if word.lower() in STOPWORDS:
+            continue
+        if re.search(rf"\b{root}\w* (?:with|to) (?:the (?:[a-z]+ ){{0,2}}of )?{escaped}\b", sentence) or re.search(
+                rf"\b{escaped} (?:is|was|has been|had been|were|are) {root}\w* (?:with|to)\b", sentence):
+            return True
+    return False
+
+
 _PLACE_PREPOSITIONS = r"at|in|on|into|from|to|near"
 
 
@@ -423,7 +442,8 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             said = ((_ends(name) | _kinds(tokens, name)) & describing or _head_is_a_kind(name, described)
                     or _called(name, sentence, described, heads) or _made_by(name, sentence, described)
                     or _done_by(name, sentence, describing) or _done_where(name, sentence, question)
-                    or _whose(name, sentence, question) or _placed(name, sentence, described, question))
+                    or _whose(name, sentence, question) or _placed(name, sentence, described, question)
+                    or _related(name, sentence, question))
             kind_bonus = 0.5 if said or _succeeds(succession, name, sentence) or _dated_by(name, sentence, years) or (
                 _ranked_in_list(name, sentence, rank)) else 0.0
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
@@ -508,7 +528,16 @@ def hop_question(question: str, entity: str) -> str | None:
     if span is None:
         return None
     body = question.strip().rstrip("?").rstrip()
-    return f"{body[: span[0]]}{entity} {body[span[1]:].lstrip()}".strip() + "?"
+    # a time the description ends on frames the main clause ("Who was rector of the institution that runs the
+    # observatory *before 2017*?"): the name's question keeps it
+    frame = _TRAILING_FRAME.search(body[span[0]: span[1]])
+    rest = body[span[1]:].lstrip()
+    if frame is not None and span[1] >= len(body) - 1:
+        rest = f"{rest} {frame.group(0).strip()}".strip()
+    return f"{body[: span[0]]}{entity} {rest}".strip() + "?"
+
+
+_TRAILING_FRAME = re.compile(r"\s(?:before|after|until) (?:1[0-9]{3}|20[0-9]{2})$", re.I)
 
 
 def about(entity: str, text: str) -> bool:

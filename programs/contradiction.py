@@ -67,7 +67,8 @@ _PAIRS = """add remove | add removal | add drop | hash plaintext | open close | 
     military civilian | male female | men women | attract repel | allow prevent |
     increase lower | raise lower | raise cut | increase cut | raise reduce | extend cut | extend shorten |
     lengthen shorten | lengthen cut | extend reduce | discrete continuous | analog digital | manual automatic | lot little |
-    often rarely | often seldom | frequently rarely | commonly rarely"""
+    often rarely | often seldom | frequently rarely | commonly rarely |
+    convict acquit | convict clear | guilty innocent | guilty acquit | blame clear | blame exonerate"""
 # Closed sets: any two different members conflict ("the *third* law" is not "the *fifth* law").
 _CLOSED_SETS = """first second third fourth fifth sixth seventh eighth ninth tenth |
     alpha beta gamma delta epsilon omega |

@@ -261,10 +261,11 @@ def _of_its_page(bridge: Bridge, passage: Passage, text: str) -> bool:
 
 
 def _of_the_anchor(question: str, bridge: Bridge, passage: Passage, text: str) -> bool:
-    """Whether ``text`` speaks of its page's subject as "it" where that page is the one the question names beside its
-    description ("Port Vessany's twin town"): what is asked is asked of the bridge, not of the page that led to it."""
+    """Whether ``text`` speaks of its page's subject, as "it" or by its name, where that page is the one the question
+    names beside its description ("Port Vessany's twin town"): what is asked is asked of the bridge, not of the page
+    that led to it."""
     title = passage.title.strip()
-    return (bool(title) and _IT.match(text) is not None and about(title, question)
+    return (bool(title) and (_IT.match(text) is not None or text.startswith(title)) and about(title, question)
             and not about(bridge.entity, title) and not about(bridge.entity, text))
 
 

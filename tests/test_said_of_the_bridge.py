@@ -6,7 +6,7 @@ someone else ("Ruth Adler served from 1990 to 1998", for the mayor named Henrik 
 from __future__ import annotations
 
 from groundqa.programs.answerability import asked, check
-from groundqa.programs.bridging import Bridge, find_bridges
+from groundqa.programs.bridging import Bridge, find_bridges, hop_question
 from groundqa.programs.context import NumberedContext
 from groundqa.programs.extractive import _of_someone_else, extractive_answer
 from groundqa.signatures.types import Passage
@@ -86,3 +86,33 @@ def test_a_porcelain_service_is_no_person_described():
                           "building is by Edvin Korsvik.")
     question = "How much was the architect of the Stell Porcelain Museum paid for designing it?"
     assert [b.entity for b in find_bridges(question, [museum], limit=3)][0] == "Edvin Korsvik"
+
+
+def test_a_possessive_descriptions_relation_names_the_bridge_either_way_round():
+    question = "In which month does Harwick's twin town hold its harbor festival?"
+    opening = Passage(chunk_id="harwick#0", doc_id="harwick", title="Harwick", score=0.7,
+                      text="Harwick is a harbor town on the northern shore of the Stell Strait in Ondmere.")
+    assert find_bridges(question, [opening, TWINNED])[0].entity == "Lindby"
+    other_way = Passage(chunk_id="lindby#2", doc_id="lindby", title="Lindby", score=0.64,
+                        text="In 1998 Lindby was twinned with Harwick, across the sea.")
+    assert find_bridges(question, [opening, other_way])[0].entity == "Lindby"
+
+
+def test_the_page_that_led_to_the_bridge_does_not_answer_by_its_own_name_either():
+    question = "How long is the river on which Harwick's twin town stands?"
+    river = Passage(chunk_id="harwick#2", doc_id="harwick", title="Harwick", score=0.6,
+                    text="Harwick is a river port on the Stell, a river 38 kilometres long.")
+    assert _answer(question, TWIN, TWINNED, LINDBY, river) == ""
+
+
+def test_a_term_begun_after_the_questions_time_is_no_answer_to_it():
+    question = "Who was rector of the institution that runs the Stell Observatory before 2017?"
+    assert hop_question(question, "Harwick Polytechnic") == "Who was rector of Harwick Polytechnic before 2017?"
+    # the year of the description's own event is no frame of the main clause
+    dated = "What was the signature act of the family whose star trapeze artist broke her wrist in 1926?"
+    assert hop_question(dated, "Vantorri") == "What was the signature act of Vantorri?"
+    what = asked("Who was rector of Harwick Polytechnic before 2017?")
+    assert check(what, "Dr. Hanne Rusk has been rector since 2017.").score == 0.0
+    assert check(what, "Dr. Hanne Rusk has been rector since 2009.").score > 0.5
+    assert check(asked("Who was rector of Harwick Polytechnic after 2017?"),
+                 "Dr. Hanne Rusk has been rector since 2017.").score > 0.5
