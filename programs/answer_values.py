@@ -201,7 +201,6 @@ def _kin_left_unnamed(question: str, text: str) -> bool:
     return False
 
 
-
 # a name that qualifies a place noun names the place ("along the *Tarn valley*"), not a person
 _PLACE_BEFORE_NOUN = re.compile(r"\b([A-Z][a-z]+) (?:valley|river|coast|estuary|strait|region|district|province|bay|"
                                 r"hills?|mountains?|islands?|peninsula|basin|lowlands?|highlands?)\b")

@@ -1439,8 +1439,6 @@ def _head_said(what: Asked, modifier: str, text: str) -> bool:
                for i, word in enumerate(words))
 
 
-
-
 def _kin_unsaid(what: Asked, missing: tuple[str, ...], text: str) -> bool:
     """Whether ``text`` speaks of the person whose relative the question asks about, but not of the relative
     ("In what year did *Marta Vine's son* take over …?" is not answered by what Marta Vine did in 1816; a sentence

@@ -230,9 +230,9 @@ def _related(name: str, sentence: str, question: str) -> bool:
     town")."""
     escaped = re.escape(name)
     for word in _POSSESSED.findall(question):
-        root = re.escape(stem(word.lower()))
         if word.lower() in STOPWORDS:
             continue
+        root = re.escape(stem(word.lower()))
         if re.search(rf"\b{root}\w* (?:with|to) (?:the (?:[a-z]+ ){{0,2}}of )?{escaped}\b", sentence) or re.search(
                 rf"\b{escaped} (?:is|was|has been|had been|were|are) {root}\w* (?:with|to)\b", sentence):
             return True
