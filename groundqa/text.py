@@ -11,7 +11,7 @@ import re
 # Newline pairs (paragraphs) and list bullets also split.
 _ABBREVIATIONS = {
     "mr", "mrs", "ms", "dr", "prof", "st", "vs", "etc", "e.g", "i.e", "inc", "ltd", "jr", "sr", "no", "fig",
-    "approx", "dept", "est", "mt", "ft",
+    "approx", "dept", "est", "mt", "ft", "v",  # "Society *v.* Ferrand": a case's name
 }
 _BOUNDARY = re.compile(r"""([.!?]["')\]]*(?:\s*\[\d+\])*)\s+(?!\[\d+\])(?=["'(\[]?[A-Z0-9]|"""
                        r"""[a-z][a-z0-9]+(?:_|\.[a-z])[\w.]*\b)""")  # or a name in code: "listen_port sets …"

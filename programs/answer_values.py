@@ -236,10 +236,38 @@ _IN_ITS_UNIT = re.compile(rf"{_MEASURE_AMOUNT.pattern}|{_MONEY_VALUE.pattern}|\d
                           rf"\b(?:{_NUMBER})\s*(?:-\s*)?(?:stor(?:e)?ys?|stories|floors?|hundredweight|cwt|fathoms?)\b", re.I)
 
 
+# "How heavy …?", "How much does the trophy weigh?": a weight, which only a number in a unit of mass gives ("a silver
+# rook *48 cm tall*" says how tall it is)
+_WEIGHT_Q = re.compile(r"\bhow heavy\b|\bweigh(?:s|ed|t)?\b", re.I)
+_MASS = re.compile(rf"\b(?:{_NUMBER})\s*(?:-\s*)?(?:(?:million|thousand|hundred)\s+)?(?:tonnes?|tons?|kilo(?:gram)?s?|kg|"
+                   r"grams?|g|pounds?|lbs?|ounces?|oz|hundredweights?|cwt|quintals?|stones?)\b", re.I)
+
+
 def lacks_measure(question: str, text: str) -> bool:
     """Whether ``question`` asks for a physical measure (:data:`_PHYSICAL_Q`) and ``text`` gives no number in a unit
-    (or a share or a price: "how high was turnout", "how high were the fares")."""
+    (or a share or a price: "how high was turnout", "how high were the fares"); or asks for a weight and ``text``
+    gives none in a unit of mass."""
+    if _WEIGHT_Q.search(question):
+        return not _MASS.search(text)
     return bool(_PHYSICAL_Q.search(question)) and not _IN_ITS_UNIT.search(text)
 
 
-__all__ = ["CALENDAR_WORDS", "KIN_OF", "MEASURE_OF", "MEASURES", "TELEGRAPHIC_MEASURE", "AnswerType", "has_type", "lacks_measure"]
+# "When did Runa Vennick-Dahl die?" is answered by a sentence that speaks of a death or gives a lifespan, not by
+# "(born 1899) was master founder … from 1934 to 1968", whose years the tuned judge reads as a life's
+_LIFE_EVENTS = (
+    (re.compile(r"\b(?:die|died|dies|death)\b", re.I),
+     re.compile(r"\b(?:died|dies|death|dead|killed|drowned|perished|buried|burial|funeral|murdered|executed|"
+                r"lost (?:his|her|their) li(?:fe|ves))\b|\(\s*(?:c\.\s*)?\d{3,4}\s*[–-]\s*(?:c\.\s*)?\d{3,4}\s*\)"
+                r"|\bd\.\s*\d{4}", re.I)),
+    (re.compile(r"\b(?:born|birth)\b", re.I),
+     re.compile(r"\b(?:born|birth|née)\b|\(\s*(?:c\.\s*)?\d{3,4}\s*[–-]|\bb\.\s*\d{4}", re.I)),
+)
+
+
+def life_event_unsaid(question: str, text: str) -> bool:
+    """Whether ``question`` asks about a birth or a death and ``text`` speaks of neither it nor a lifespan."""
+    return any(asks.search(question) and not said.search(text) for asks, said in _LIFE_EVENTS)
+
+
+__all__ = ["CALENDAR_WORDS", "KIN_OF", "MEASURE_OF", "MEASURES", "TELEGRAPHIC_MEASURE", "AnswerType", "has_type", "lacks_measure",
+           "life_event_unsaid"]

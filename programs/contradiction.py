@@ -37,7 +37,7 @@ from groundqa.judges.lexical import (
     stem,
 )
 from groundqa.signatures.types import Passage
-from groundqa.text import embedded_text, split_sentences, strip_citations
+from groundqa.text import embedded_text, opening, split_sentences, strip_citations
 
 ConflictKind = Literal["year", "antonym", "negation", "person"]
 ALL_KINDS: frozenset[ConflictKind] = frozenset(get_args(ConflictKind))
@@ -119,13 +119,26 @@ _READ_AS = ((re.compile(r"\bfree of charge\b", re.I), "free"),
             # "no one was *killed*" denies "workers *died* in the fire"
             (re.compile(r"\b(?:died|perished|lost (?:their|his|her) lives?)\b", re.I), "killed"),
             (re.compile(r"\bwithout (?:any |an )?(?:interruption|break|pause)\b", re.I), "continuously"))
+# "cleared the motorman *of any blame*" clears him: the blame it names is the blame it denies
+_CLEARED_OF = re.compile(r"\b(clear(?:ed|s|ing)?|exonerat(?:ed|es|ing)?)((?: [\w-]+){0,3}?) of (?:any |all )?"
+                         r"(?:blame|responsibility|wrongdoing)\b", re.I)
 
 
 def _read_phrases(text: str) -> str:
     """``text`` with the phrases of ``_READ_AS`` replaced by the word they mean."""
     for phrase, word in _READ_AS:
         text = phrase.sub(word, text)
-    return text
+    return _CLEARED_OF.sub(r"\1\2", text)
+
+
+# "*refused to* settle", "*declined to* sign", "*failed to* reach": the act the claim says did not happen
+_REFUSAL = re.compile(r"\b(refus|declin|fail)\w* to ([a-z]+)", re.I)
+_REFUSING = frozenset(stem(w) for w in ("refuse", "decline", "fail", "refusal"))
+
+
+def refused_acts(text: str) -> frozenset[str]:
+    """Stems of the acts ``text`` says someone refused, declined or failed to do ("refused to *settle*")."""
+    return frozenset(stem(m.group(2).lower()) for m in _REFUSAL.finditer(text))
 
 
 def _oppose(a: str, b: str) -> None:
@@ -176,10 +189,12 @@ def prefixed_opposites(token: str, tokens: frozenset[str]) -> set[str]:
     return found
 
 
-def conflict(claim: TextFeatures, unit: TextFeatures) -> tuple[ConflictKind, str, set[str]] | None:
+def conflict(claim: TextFeatures, unit: TextFeatures,
+             refused: frozenset[str] = frozenset()) -> tuple[ConflictKind, str, set[str]] | None:
     """The first conflict between ``claim`` and ``unit``, with the claim tokens it accounts for. Degree
     words ("most", "more", "same") are stop words, so the antonyms are looked up among all tokens; an opposite made
-    with a negative prefix ("*in*consistent") counts as an antonym."""
+    with a negative prefix ("*in*consistent") counts as an antonym. An act the claim says was ``refused``
+    (:func:`refused_acts`) is denied by a sentence that says it was done, and does not refuse it itself."""
     for token in sorted(claim.tokens):
         opposite = (ANTONYMS.get(token, frozenset()) & unit.tokens) | prefixed_opposites(token, unit.tokens)
         # a claim that holds the opposite itself asks of both ("the Sound's *narrowest width*": "narrows to 900 m")
@@ -189,6 +204,9 @@ def conflict(claim: TextFeatures, unit: TextFeatures) -> tuple[ConflictKind, str
     negated = (unit.negated & claim.content) - claim.negated
     if negated:
         return "negation", "denies it", set()
+    done = {t for t in refused if t in unit.tokens and t not in unit.negated}
+    if done and not unit.tokens & _REFUSING:
+        return "negation", f"says it did {sorted(done)[0]!r}", done | (claim.tokens & _REFUSING)
     claimed, stated = set(claim.years), set(unit.years)  # as written: "1,400 seats" is no year
     # a year inside a term the sentence states is no other year ("served from 1998 to 2004" for 2001)
     if claimed and stated and not claimed & stated and not all(unit.spans_year(y) for y in claimed):
@@ -200,17 +218,18 @@ def conflict(claim: TextFeatures, unit: TextFeatures) -> tuple[ConflictKind, str
 
 def conflict_about(claim: TextFeatures, sentence: TextFeatures, threshold: float,
                    context: TextFeatures | None = None, stated_both: frozenset[str] = frozenset(),
-                   doer_asked: bool = False, own: TextFeatures | None = None) -> tuple[ConflictKind, str, float] | None:
+                   doer_asked: bool = False, own: TextFeatures | None = None,
+                   refused: frozenset[str] = frozenset()) -> tuple[ConflictKind, str, float] | None:
     """``(kind, detail, coverage)`` when ``sentence`` conflicts with ``claim`` *about the same thing*: every
     name the claim pins is in ``context`` (the sentence with its passage title; default the sentence), and
     ``context`` covers at least ``threshold`` of the claim's other content words; else ``None``. An antonym
     of a word in ``stated_both`` is no conflict when ``context`` also has the claim's own word: the passage
     speaks of both ("the *third* son of a cooper" after "the *first* ascent of the Kessraun"). Where the claim
     leaves out who did it (``doer_asked``: "*Who* acquired the works from the family?"), the other side of the same
-    exchange ("the family sold it") is no conflict. The opposite of an act that can be undone must be said of the
+    exchange ("the family sold it") is no conflict. ``refused``: see :func:`conflict`. The opposite of an act that can be undone must be said of the
     claim's thing by the sentence as read on its own (``own``: after its title only where it opens on a pronoun;
     default the sentence): "… about 1,800 *finished* dials", on the fire's page, ends nothing of the fire."""
-    found = conflict(claim, sentence)
+    found = conflict(claim, sentence, refused)
     if found is None:
         return None
     kind, detail, explained = found
@@ -386,6 +405,25 @@ def _another_holder(claim: str, sentence: str) -> bool:
     return any(_HOLDER.fullmatch(word) for roles in asked.values() for other in stated.values() for word in roles & other)
 
 
+# a role said before a name ("motorman *Edvin Strale*", "the architect *Petronella Osk*")
+_ROLE_NAME = re.compile(r"\b([a-z]{4,}) ((?:[A-Z][\w-]+)(?: [A-Z][\w-]+){0,2})")
+
+
+def _roles(claim: str) -> list[tuple[str, str]]:
+    """(role, name) for each name the claim gives a role word before: a sentence may speak of the name by its role."""
+    return [(m.group(1), m.group(2)) for m in _ROLE_NAME.finditer(claim) if m.group(1) not in STOPWORDS]
+
+
+_VERDICTS = frozenset(stem(w) for w in ["convict", "acquit", "clear", "guilty", "innocent", "blame", "exonerate"])
+
+
+def _verdict(claim: TextFeatures, unit: TextFeatures) -> bool:
+    """Whether the antonym between ``claim`` and ``unit`` is a verdict on someone (convicted / acquitted, blamed /
+    cleared), which holds of the case the page is about; not a direction or a degree ("*south* of the Old Mill")."""
+    found = conflict(claim, unit)
+    return found is not None and found[0] == "antonym" and bool(found[2]) and found[2] <= _VERDICTS
+
+
 # "*No data* … was lost": the denial is of the noun after "no"; "no one", "no longer" deny an act
 _NO_NOUN = re.compile(r"\b[Nn]o (?!one\b|longer\b|more\b|later\b|fewer\b|less\b|other\b|single\b|sooner\b)([a-z]+)")
 _OTHER_NEGATION = re.compile(r"\b(?:not|never|neither|nor|none|nothing|nobody|without)\b|n't\b", re.I)
@@ -407,17 +445,37 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
     found_all: list[Contradiction] = []
     pinned = {t for name in wanted.names for t in name}
     doer_asked = asks_doer(claim)  # a claim that opens on its verb: "acquired … from the family"
+    refused = refused_acts(claim)
     ranked = bool(wanted.tokens & _ORDINALS)
+    roles = _roles(claim)
     dated = False  # a sentence about the claim's names in the claim's year: another year is another occasion
     for index, passage in enumerate(passages):
+        known = [(role, name) for role, name in roles
+                 if re.search(rf"\b{re.escape(role)},? {re.escape(name)}\b", passage.text, re.I)]
+        whole: TextFeatures | None = None
         for raw in split_sentences(passage.text):
             sentence = strip_citations(raw)
             read = _read_phrases(sentence)
-            titled = features(f"{passage.title}. {read}" if passage.title else read)
+            # "*the motorman*", on a page that has named "its motorman, Edvin Strale", is Edvin Strale
+            called = [name for role, name in known if re.search(rf"\bthe {re.escape(role)}\b", read, re.I)]
+            named = f"{read} ({', '.join(called)})" if called else read
+            titled = features(f"{passage.title}. {named}" if passage.title else named)
             dated = dated or bool(wanted.years and set(wanted.years) <= set(titled.years)
                                   and all(titled.covers(t) for t in pinned))
-            found = conflict_about(wanted, features(without_object_clauses(read, claim)), threshold, titled,
-                                   doer_asked=doer_asked, own=features(embedded_text(read, passage.title)))
+            unit = features(without_object_clauses(read, claim))
+            found = conflict_about(wanted, unit, threshold, titled, doer_asked=doer_asked,
+                                   own=features(embedded_text(read, passage.title)), refused=refused)
+            if found is None and pinned and all(unit.covers(t) for t in pinned):
+                # a verdict on the people the sentence itself names ("The jury *acquitted* Silas
+                # Ferrand on all counts") is about the case its page is about: the rest of the claim ("the 1952
+                # animal-welfare case") may be said anywhere on the page, its years in the sentence, the title or
+                # the page's opening sentence ("… was a 1952 court case")
+                whole = whole or features(f"{passage.title}. {_read_phrases(strip_citations(passage.text))}")
+                verdict = conflict_about(wanted, unit, threshold, whole, doer_asked=doer_asked, refused=refused)
+                first = features(opening(passage.text))
+                years_said = all(titled.covers(y) or first.covers(y) for y in wanted.years)
+                if verdict is not None and verdict[0] == "antonym" and years_said and _verdict(wanted, unit):
+                    found = verdict
             if found is not None and ((found[0] == "antonym" and ranked and _another_holder(claim, read))
                                       or (found[0] == "negation" and _denies_another(wanted, read))):
                 found = None
@@ -430,4 +488,4 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
 
 
 __all__ = ["ANTONYMS", "Contradiction", "asks_doer", "conflict", "conflict_about", "find_contradiction",
-           "name_in_place", "without_object_clauses"]
+           "name_in_place", "refused_acts", "without_object_clauses"]

@@ -176,8 +176,12 @@ def _split_slot(text: str) -> tuple[str, str, str] | None:
             rest = rest[how.end():]
             words = rest.split()
             counted = how.group(0).strip().lower() in ("many", "much") and words
-            if counted and not re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) and not words[0][:1].isupper():
+            verb_next = len(words) > 1 and _VERB_AFTER_HEAD.match(words[1]) is not None
+            mass_subject = how.group(0).strip().lower() == "much" and verb_next  # "how much *rain fell* …"
+            if (counted and not re.match(rf"^(?:{_AUX_WORDS})$", words[0], re.I) and not words[0][:1].isupper()
+                    and not mass_subject):
                 rest = " ".join(words[1:])  # "how many *passengers* used ...": the counted noun is the slot
+                # (but "how much *rain* fell" keeps it: what fell is said with it, "rainfall")
     elif wh in ("what", "which", "whose"):
         words = rest.split()
         slot: list[str] = []

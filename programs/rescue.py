@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
-from .answer_values import lacks_measure
+from .answer_values import lacks_measure, life_event_unsaid
 from .answerability import Asked, asked, check, holds_value, says_denial
 from .context import NumberedContext
 from .extractive import ScoredSentence, rank_sentences
@@ -72,11 +72,12 @@ def _answers_another_question(what: Asked, context: NumberedContext, sentence: S
 def _readable(question: str, context: NumberedContext, citable: set[int] | None) -> Iterator[ScoredSentence]:
     """The context's citable sentences, best-ranked first, but those the rules read as the answer to another
     question or give no measure where one was asked ("How tall is the clock tower?": "A clock tower was added in 1838"); for
-    a question that asks what is not so, only those that deny or exclude something."""
+    a question that asks what is not so, only those that deny or exclude something; for one about a birth or a death,
+    only those that speak of it or give a lifespan."""
     what = asked(question)
     return (c for c in rank_sentences(question, context) if (citable is None or c.number in citable)
             and (not what.denied or says_denial(c.text, question)) and not lacks_measure(question, c.text)
-            and not _answers_another_question(what, context, c))
+            and not life_event_unsaid(question, c.text) and not _answers_another_question(what, context, c))
 
 
 def _margin(question: str, context: NumberedContext, judge: AnswerJudgment, sentence: ScoredSentence) -> float:
