@@ -311,7 +311,7 @@ _NOT_A_ROLE_WORD = rf"(?!(?:{_NOT_ROLE_WORDS})\b)"
 """Not one of those words at all: "the *number* reported in …" describes no person, as "the *defendant* acquitted in
 …" does."""
 _ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|architect|guide|pilot|poet|chair|chairman|chairwoman|coach|dean|"
-         r"bishop|priest|judge|chef|mayor|founder|owner|king|queen|wife|husband|son|daughter|father|"
+         r"bishop|abbot|abbess|priest|judge|chef|mayor|founder|owner|king|queen|wife|husband|son|daughter|father|"
          r"mother|brother|sister|niece|nephew|cousin|aunt|uncle|grandson|granddaughter|grandfather|grandmother|"
          r"widow|heir|successor|predecessor|captain|chief|head|keeper|twin town|home town|hometown|"
          r"birthplace|home|capital|surgeon|matron|nurse|vicar|curate|trustee|patron|apprentice|pupil|student|"
@@ -338,7 +338,8 @@ _DOES = r"plays|coaches|manages|runs|owns|leads|directs|captains|sponsors|trains
 _CONTACT_HEAD = (rf"the (?:[a-z]+ )?(?:{_NAMED_BODIES}|{_NAMED_WORKS}|{_NOT_A_ROLE_WORD}(?:{_ROLE})) "
                  r"[A-Z][a-z]+(?: [A-Z][a-z]+)* ")
 # a person described by a role of something ("the chief *arbiter of* the Meirholt Match")
-_ROLE_OF = rf"\bthe (?:[a-z]+ )?{_NOT_ROLE}(?:{_ROLE}) (?:of|behind|at the time of|during)\b"
+# "the *first head cheesemaker* of the Kessweil Dairy": up to two words before the role
+_ROLE_OF = rf"\bthe (?:[a-z]+ ){{0,2}}{_NOT_ROLE}(?:{_ROLE}) (?:of|behind|at the time of|during)\b"
 _CONTENT_WORD = (r"(?!(?:of|in|at|on|for|from|with|by|during|after|before|to|into|that|which|who|whom|whose|where|when|"
                  r"and|or|as|than|is|was|are|were)\b)[a-z]+")
 """A word of a noun phrase, not a preposition, conjunction, relative or auxiliary."""

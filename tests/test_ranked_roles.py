@@ -41,3 +41,10 @@ def test_another_holder_of_a_ranked_role_denies_nothing():
     # a rank of a thing, not of someone who holds a post, is still another member of the set
     laws = [_passage("Newton's fifth law of motion concerns rotating bodies.", "Laws")]
     assert find_contradiction("Newton's third law of motion concerns rotating bodies", laws, 0.6) is not None
+
+
+def test_a_role_picked_by_two_words_describes_its_holder():
+    """"the *first head* cheesemaker of the Kessweil Dairy", "the first abbot of Holmbrake": a holder to bridge to."""
+    assert describes_entity("When did the first head cheesemaker of the Kessweil Dairy die?")
+    assert describes_entity("When did the first abbot of Holmbrake die?")
+    assert not describes_entity("What is the number of the house?")
