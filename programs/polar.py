@@ -99,17 +99,24 @@ def _denial_in_other_words(claim: str, context: NumberedContext, allowed: list[P
                            similarity: float) -> PolarAnswer | None:
     """A negated sentence about the claim's subject that means nearly what the claim says ("Sarn never
     exhibited outside the valley" for "Sarn show her paintings outside the valley"): "No", from cosine
-    ``similarity`` on (:func:`denial_similarities`). Words alone miss it (exhibited / show); an unrelated
+    ``similarity`` on (:func:`denial_similarities`), for a sentence that shares a word of what the claim says of its
+    subject. Words alone miss it (exhibited / show); an unrelated
     negation about the same person ("has never worked in engineering") stays below (development data,
     ``python scripts/denial_similarity.py``: questions the corpus is silent on at most 0.53; 15 of 24
     explicit denials reach 0.55, those worded further off, "offered the post … and declined it", do not)."""
-    surnames = {name[-1] for name in features(claim).names}
+    said = features(claim)
+    surnames = {name[-1] for name in said.names}
+    # what it says of its subject, beyond the subject's name: a denial shares a word of it ("*outside* the *valley*",
+    # "never set foot on the *Grauzahn*"); "Gideon Hask never learned to swim" is near "Gideon Hask own a coal mine" by
+    # his name alone
+    predicate = said.content - set(said.names[0] if said.names else ())
     candidates: list[tuple[Passage, str]] = []
     for passage in allowed:
         for raw in split_sentences(passage.text):
             sentence = strip_citations(raw)
             words = features(f"{passage.title}. {sentence}")
-            if negates(sentence) and all(words.covers(name) for name in surnames):
+            if (negates(sentence) and all(words.covers(name) for name in surnames)
+                    and (not predicate or any(features(sentence).covers(t) for t in predicate))):
                 candidates.append((passage, sentence))
     if not candidates:
         return None

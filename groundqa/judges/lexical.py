@@ -213,6 +213,16 @@ def _words(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+_POSSESSIVES = frozenset(("my", "your", "his", "her", "its", "our", "their", "one's", "whose", "own", "of", "is", "was",
+                          "be", "that", "which", "it", "and", "or", "on", "in", "by", "to"))
+_NOUN_OR_VERB = {
+    "own": _POSSESSIVES, "owns": frozenset(("its",)), "owned": frozenset(("its",)), "owning": frozenset(("its",)),
+    "mine": frozenset(("is", "was", "are", "were", "of", "be", "and", "or", "yours", "")),
+}
+"""Stop words that are also a content word ("a coal *mine*", "*owned* the mill", "Gideon Hask *own* …"), and the
+preceding words after which they are not ("their own", "of mine", "it is mine")."""
+
+
 @lru_cache(maxsize=200_000)
 def features(text: str) -> TextFeatures:
     """Tokens, content tokens, numbers, name spans and negated heads of ``text`` (cached)."""
@@ -225,7 +235,7 @@ def features(text: str) -> TextFeatures:
         number = normalise_number(word)
         if number is None and word in _ROMAN and before.lower() in _NUMBERED:
             number = _ROMAN[word]  # "Phase III" is "phase 3"
-        before = word
+        previous, before = before.lower(), word
         if number is not None:
             numbers.add(number)
             content.add(number)
@@ -236,6 +246,8 @@ def features(text: str) -> TextFeatures:
         low = word.lower()
         if low not in STOPWORDS and s not in STOPWORDS and low not in NEGATIONS and not low.endswith("n't"):
             content.add(s)
+        elif _NOUN_OR_VERB.get(low, frozenset()) and previous not in _NOUN_OR_VERB[low]:
+            content.add(s)  # "a coal *mine*", "Did Gideon Hask ever *own* …?": not "mine" or "its own"
     if LIFESPAN.search(text):
         tokens.update(("born", "die"))
     elif _DIED.search(text):

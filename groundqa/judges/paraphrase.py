@@ -101,7 +101,8 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     # everyday words for what passages put formally
     "birth": "born",  # "date of *birth*" / "(*born* 12 August 1968)"
     "quit": "resign resigned retire retired",
-    "resign": "resignation retire retired quit",  # "Why did he *step down*?" / "Two years after his *resignation*"
+    # "Why did he *step down*?" (read "resigned") / "Two years after his *resignation*", "He *stepped down* in 1934"
+    "resign": "resignation retire retired quit step stepped stood",
     "crash": "accident collision derailment disaster wreck",  # "the Sallow Hill *crash*" / "the … *accident* of 1927"
     "lose": "destroy destroyed burnt burned",  # "books *lost* in the fire" / "volumes were *destroyed*"
     "blaze": "fire",  # "the Montbrac *blaze*" / "fire destroyed the still hall"
@@ -160,6 +161,8 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "repurchase": "bought buy back regained recovered",  # "*repurchased*" / "*bought back* by public subscription"
     "survive": "saved spared escaped intact",  # "Why did the dome *survive* the fire?" / "was *saved* because"
     "monk": "abbey monastery priory friary friar brother",  # "gave it *to the monks*" / "*the abbey* obtained it"
+    "interview": "question questioned questioning examine examined",  # "*interviewed* 34 monks" / "*questioned* each"
+    "inspection": "visitation visit inspect inspected",  # "his 1462 *inspection*" / "the *visitation* of 1462"
 })
 
 
