@@ -449,12 +449,6 @@ class GroundedQA(dspy.Module):
         if by_year is not None:
             return by_year
         candidates = find_bridges(question, passages, limit=self.gates.bridge_candidates) if self.config.bridging else []
-        if candidates and self._answers_itself(question, passages):
-            # the first hop's best passage says all of what was asked, description and all ("Port Vessany installed
-            # its first tidal-powered harbor lights in 1987" for "When were Port Vessany's tidal harbor lights
-            # installed?"): the description named the thing itself, and a name it mentions is no hop further
-            state.note("bridge: the first hop says all of what was asked; no bridge tried")
-            return passages, None, set()
         chosen: tuple[Bridge, list[Passage], Passage] | None = None
         best = 0.0  # how much of the question the verified bridge's answer says, with the sentence that named it
         tried: list[tuple[Bridge, list[Passage], Passage]] = []
