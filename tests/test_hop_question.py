@@ -55,19 +55,20 @@ def test_the_description_is_replaced_by_the_name(question: str, asked: str) -> N
 def test_a_typed_rescue_judges_only_sentences_of_the_asked_type() -> None:
     # the judge would read the birthplace as the answer; a year question's rescue never asks it about that sentence
     page = Passage(chunk_id="margit-brask#0", doc_id="margit-brask", title="Margit Brask", score=0.6, text=(
-        "Margit Brask was born in Tellwick and grew up among the salt barges. She founded the Brask Shipworks in 1871."))
+        "Margit Brask was born in Tellwick and grew up among the salt barges. She was born in 1849, the year the "
+        "harbor froze."))
     context = NumberedContext([page], "")
     judged: list[str] = []
 
     def reads(title: str, before: str, sentence: str, question: str) -> float:
         judged.append(sentence)
-        return 5.0 if "born" in sentence else 0.0
+        return 5.0 if "Tellwick" in sentence else 0.0
 
     question = "In what year was Margit Brask born?"
     assert "Tellwick" in rescue_answer(question, context, reads, floor=3.0, candidates=6).text  # untyped: quoted
     judged.clear()
     assert rescue_answer(question, context, reads, floor=3.0, candidates=6, typed=True) is None
-    assert judged == ["She founded the Brask Shipworks in 1871."]
+    assert judged == ["She was born in 1849, the year the harbor froze."]
 
 
 def test_a_question_that_describes_nothing_has_no_hop_question() -> None:

@@ -15,7 +15,8 @@ from groundqa.signatures.types import Passage
 
 def test_own_and_mine_are_content_as_a_verb_and_a_noun():
     assert {stem("own"), stem("mine")} <= features("Gideon Hask own a coal mine").content
-    assert stem("own") in features("the company owned two boats").content
+    # "owned" stays a stop word: "the charity that *owns* …" is not "*owned* by the Vennick family until 1952"
+    assert stem("own") not in features("the company owned two boats").content
     assert stem("own") not in features("a boat of its own").content
     assert stem("own") not in features("their own boat").content
     assert stem("mine") not in features("it is mine").content
