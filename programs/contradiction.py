@@ -226,9 +226,10 @@ def conflict_about(claim: TextFeatures, sentence: TextFeatures, threshold: float
     of a word in ``stated_both`` is no conflict when ``context`` also has the claim's own word: the passage
     speaks of both ("the *third* son of a cooper" after "the *first* ascent of the Kessraun"). Where the claim
     leaves out who did it (``doer_asked``: "*Who* acquired the works from the family?"), the other side of the same
-    exchange ("the family sold it") is no conflict. ``refused``: see :func:`conflict`. The opposite of an act that can be undone must be said of the
+    exchange ("the family sold it") is no conflict. The opposite of an act that can be undone must be said of the
     claim's thing by the sentence as read on its own (``own``: after its title only where it opens on a pronoun;
-    default the sentence): "… about 1,800 *finished* dials", on the fire's page, ends nothing of the fire."""
+    default the sentence): "… about 1,800 *finished* dials", on the fire's page, ends nothing of the fire.
+    ``refused``: see :func:`conflict`."""
     found = conflict(claim, sentence, refused)
     if found is None:
         return None
@@ -465,17 +466,15 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
             unit = features(without_object_clauses(read, claim))
             found = conflict_about(wanted, unit, threshold, titled, doer_asked=doer_asked,
                                    own=features(embedded_text(read, passage.title)), refused=refused)
-            if found is None and pinned and all(unit.covers(t) for t in pinned):
-                # a verdict on the people the sentence itself names ("The jury *acquitted* Silas
-                # Ferrand on all counts") is about the case its page is about: the rest of the claim ("the 1952
-                # animal-welfare case") may be said anywhere on the page, its years in the sentence, the title or
-                # the page's opening sentence ("… was a 1952 court case")
+            if found is None and pinned and all(unit.covers(t) for t in pinned) and _verdict(wanted, unit):
+                # a verdict on the people the sentence itself names ("The jury *acquitted* Silas Ferrand on all
+                # counts") is about the case its page is about: the rest of the claim ("the 1952 animal-welfare
+                # case") may be said anywhere on the page, its years in the sentence, the title or the page's
+                # opening sentence ("… was a 1952 court case")
                 whole = whole or features(f"{passage.title}. {_read_phrases(strip_citations(passage.text))}")
-                verdict = conflict_about(wanted, unit, threshold, whole, doer_asked=doer_asked, refused=refused)
                 first = features(opening(passage.text))
-                years_said = all(titled.covers(y) or first.covers(y) for y in wanted.years)
-                if verdict is not None and verdict[0] == "antonym" and years_said and _verdict(wanted, unit):
-                    found = verdict
+                if all(titled.covers(y) or first.covers(y) for y in wanted.years):
+                    found = conflict_about(wanted, unit, threshold, whole, doer_asked=doer_asked, refused=refused)
             if found is not None and ((found[0] == "antonym" and ranked and _another_holder(claim, read))
                                       or (found[0] == "negation" and _denies_another(wanted, read))):
                 found = None
