@@ -213,10 +213,10 @@ def _words(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-_POSSESSIVES = frozenset(("my", "your", "his", "her", "its", "our", "their", "one's", "whose", "own", "of", "is", "was",
+_OWN_NOT_A_VERB_AFTER = frozenset(("my", "your", "his", "her", "its", "our", "their", "one's", "whose", "own", "of", "is", "was",
                           "be", "that", "which", "it", "and", "or", "on", "in", "by", "to"))
 _NOUN_OR_VERB = {
-    "own": _POSSESSIVES,
+    "own": _OWN_NOT_A_VERB_AFTER,
     "mine": frozenset(("is", "was", "are", "were", "of", "be", "and", "or", "yours", "")),
 }
 """Stop words that are also a content word ("a coal *mine*", "Did Gideon Hask ever *own* …?": the verb a yes/no
@@ -248,7 +248,7 @@ def features(text: str) -> TextFeatures:
         low = word.lower()
         if low not in STOPWORDS and s not in STOPWORDS and low not in NEGATIONS and not low.endswith("n't"):
             content.add(s)
-        elif _NOUN_OR_VERB.get(low, frozenset()) and previous not in _NOUN_OR_VERB[low]:
+        elif low in _NOUN_OR_VERB and previous not in _NOUN_OR_VERB[low]:
             content.add(s)  # "a coal *mine*", "Did Gideon Hask ever *own* …?": not "mine" or "its own"
     if LIFESPAN.search(text):
         tokens.update(("born", "die"))
