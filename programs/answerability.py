@@ -318,6 +318,8 @@ _ROLE = (r"[a-z]+(?:er|or|ist|ian|ant|ent)|architect|guide|pilot|poet|chair|chai
          r"graduate|clerk|monk|nun|friend|rival|spouse|colleague|secretary|treasurer|steward|warden|"
          # a body's or a ship's relations ("the *mother house* of Holmbrake Abbey", "the *sister ship* of the Vigilant")
          r"mother house|parent company|sister ship|sister company")
+PERSON_ROLE = rf"{_NOT_A_ROLE_WORD}(?:{_ROLE})"
+"""A word that names someone by a role or a relation ("the harbour *master*", "the *mother*"), not a thing."""
 _ORDINAL = rf"(?:{ORDINAL_WORDS}|last|\d+(?:st|nd|rd|th))"
 _ROLE_MODIFIERS = (rf"(?:(?:most|current|former|new|best-known|{_ORDINAL}|managing|founding|acting|presiding|"
                    r"[a-z]+est|[a-z]+ful|[a-z]+ic|[a-z]+al) ){0,2}")
@@ -1012,13 +1014,21 @@ def in_term(what: Asked, term: str, text: str) -> bool:
     Wrenfield*, who was collector from 1858 to 1873" say who held the post in 2001, in 1867). Only a who-question is
     answered so: a thing's years of service ("The Petrel was operated by the Pilotage *Board* from 1884 to 1931") or
     an officer's term say nothing else of a year (not the union's membership in 1926, nor who drowned in 1921)."""
-    if what.kind != "person" or not term.isdigit():
-        return False
+    return what.kind == "person" and any(names_someone(what, holder) for _, holder in held_terms(term, text))
+
+
+def held_terms(term: str, text: str) -> list[tuple[int, str]]:
+    """``(years, holder)`` of each term ``text`` states that holds the year ``term``, the narrowest first: how many
+    years it spans and the full name written last before it ("*Anton Belair* served from 1998 to 2004" for 2001).
+    A list's own span ("This list covers the wardens of Kestel Harbour from 1902 to 1960") is wider than a term."""
+    if not term.isdigit():
+        return []
+    found = []
     for start, end, offset in term_spans(text):
         holders = _FULL_NAME.findall(text[:offset])
-        if start <= int(term) <= end and holders and names_someone(what, holders[-1]):
-            return True
-    return False
+        if start <= int(term) <= end and holders:
+            found.append((end - start, holders[-1]))
+    return sorted(found, key=lambda held: held[0])
 
 
 def _term_present(term: str, answer: frozenset[str], prefixes: frozenset[str],
@@ -1628,5 +1638,5 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
                          bool(other) or denial, denial and not elsewhere)
 
 
-__all__ = ["CALENDAR_WORDS", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "denies_asked", "describes_by_role", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "substitution", "unsaid",
+__all__ = ["CALENDAR_WORDS", "PERSON_ROLE", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "denies_asked", "describes_by_role", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "substitution", "held_terms", "unsaid",
            "value_beside"]

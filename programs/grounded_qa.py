@@ -45,9 +45,9 @@ from groundqa.signatures.types import (
     Passage,
     PremiseVerdict,
 )
-from groundqa.text import citation_numbers, opening
+from groundqa.text import citation_numbers, opening, split_sentences, strip_citations
 
-from .answerability import Answerability, asked
+from .answerability import Answerability, asked, held_terms
 from .bridging import Bridge, about, find_bridges, hop_question, second_hop_target
 from .casing import truecase
 from .citations import analyse, render
@@ -65,7 +65,7 @@ from .rescue import Rescue, rescue_answer, second_opinion
 from .retriever import Retriever
 from .selection import SELECTABLE, Candidate, Selector, Signals, read_signals
 from .synthesizer import CitedSynthesizer
-from .year_bridge import DatedQuestion, dated_question, find_year_bridge
+from .year_bridge import DatedQuestion, HeldPost, dated_question, find_year_bridge, held_post
 
 GENERATION_FAILURES = {"format", "empty"}  # violation keys that mean the LM produced nothing usable
 _YEAR_POOL = 3
@@ -448,6 +448,10 @@ class GroundedQA(dspy.Module):
         by_year = self._year_bridge(dated, passages, state) if dated is not None else None
         if by_year is not None:
             return by_year
+        held = held_post(question) if self.config.bridging and dated is None else None
+        by_holder = self._holder_bridge(held, passages, state) if held is not None else None
+        if by_holder is not None:
+            return by_holder
         candidates = find_bridges(question, passages, limit=self.gates.bridge_candidates) if self.config.bridging else []
         chosen: tuple[Bridge, list[Passage], Passage] | None = None
         best = 0.0  # how much of the question the verified bridge's answer says, with the sentence that named it
@@ -506,7 +510,19 @@ class GroundedQA(dspy.Module):
         one for the question asked of the year the event's sentence gives; kept where a passage of the second
         (the first ``gates.bridge_candidates`` tried) holds a sentence that answers the question of that year,
         read after the event's sentence. ``None`` (the name bridges are tried) otherwise."""
-        if state.usage.retrieval_calls + 2 > state.budgets.max_retrievals:
+        found = self._dated_term(dated, state, retrievals=2)
+        if found is None:
+            return None
+        first, bridge, hop, target = found
+        state.emit("bridge", entity=bridge.entity, query=bridge.query, chunk_id=bridge.chunk_id)
+        state.note(f"bridge: the first hop dates {dated.event!r} to {bridge.entity}; asked {bridge.asks!r}")
+        return _naming_first(first, target, passages, hop), bridge, {first.chunk_id, *(p.chunk_id for p in hop)}
+
+    def _dated_term(self, dated: DatedQuestion, state: RunState, retrievals: int
+                    ) -> tuple[Passage, Bridge, list[Passage], Passage] | None:
+        """The year bridge's two hops for ``dated``, where ``retrievals`` fit the budget: ``(the event's passage, the
+        bridge, the second hop, its passage that answers the question of the year)``, or ``None``."""
+        if state.usage.retrieval_calls + retrievals > state.budgets.max_retrievals:
             return None
         with stage_scope("bridge"):
             events = self._retrieve(dated.event)
@@ -531,10 +547,42 @@ class GroundedQA(dspy.Module):
         if target is None:
             state.note(f"bridge: no passage says {bridge.asks!r}")
             return None
-        bridge = replace(bridge, target=target.chunk_id)
-        state.emit("bridge", entity=bridge.entity, query=bridge.query, chunk_id=bridge.chunk_id)
-        state.note(f"bridge: the first hop dates {dated.event!r} to {bridge.entity}; asked {bridge.asks!r}")
-        return _naming_first(first, target, passages, hop), bridge, {first.chunk_id, *(p.chunk_id for p in hop)}
+        return first, replace(bridge, target=target.chunk_id), hop, target
+
+    def _holder_bridge(self, held: HeldPost, passages: list[Passage], state: RunState
+                       ) -> tuple[list[Passage], Bridge, set[str]] | None:
+        """A bridge through whoever held a post when an event happened (:class:`~.year_bridge.HeldPost`: "In which
+        town was the Collector of Customs in office when the Salt Barge Affair came to light born?"): the year bridge
+        finds the term that holds the event's year (:meth:`_dated_term`), the holder is the name it gives the term
+        (:func:`~.answerability.held_terms`), and the question is asked of that name (one retrieval more), whether or
+        not a passage answers it about them: no other name is tried for a post whose holder the passages give.
+        ``None`` (the name bridges are tried) where the year or the holder is not found. The event's passage is shown after the term's and the answer's, so that all three may be cited."""
+        found = self._dated_term(held.holder, state, retrievals=3)
+        if found is None:
+            return None
+        event, dated, hop, term = found
+        # the narrowest term that holds the year, in any sentence of the passage (not the list's own span)
+        sentences = [strip_citations(raw) for raw in split_sentences(term.text)]
+        terms = sorted((years, name, sentence) for sentence in sentences
+                       for years, name in held_terms(dated.entity, sentence))
+        if not terms:
+            state.note(f"bridge: the term for {dated.entity} names no holder")
+            return None
+        _, name, sentence = terms[0]
+        asks = held.of(name)
+        bridge = Bridge(entity=name, chunk_id=term.chunk_id, sentence=sentence, query=asks, asks=asks)
+        with stage_scope("bridge"):
+            second = self._retrieve(asks)
+        target = next((p for p in merge_passages([term], second) if self._answers_about(asks, bridge, [term], p)), None)
+        if target is None:  # the holder is known and nothing says it of them: asked of them all the same, the
+            state.note(f"bridge: no passage says {asks!r}")  # question is refused, not answered of someone else
+        bridge = replace(bridge, target=target.chunk_id if target else "", on_page=target is None or (
+            target.chunk_id == term.chunk_id))
+        state.emit("bridge", entity=name, query=asks, chunk_id=term.chunk_id)
+        state.note(f"bridge: the first hop dates {held.holder.event!r} to {dated.entity}, when {name} held the post; "
+                   f"asked {asks!r}")
+        shown = _naming_first(term, target or term, [event, *passages], second)
+        return shown, bridge, {event.chunk_id, term.chunk_id, *(p.chunk_id for p in (*hop, *second))}
 
     def _spanning(self, bridge: Bridge) -> list[Passage]:
         """The passages a wider pool (``_YEAR_POOL`` times ``gates.k``) holds beyond the first ``gates.k`` that state a

@@ -18,21 +18,25 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from groundqa.hypernyms import is_noun
 from groundqa.judges.lexical import LIFESPAN, YEAR_IN_TEXT, features, stem
 from groundqa.signatures.types import Passage
 from groundqa.text import split_sentences, strip_citations
 
-from .answerability import asked, plain_words
+from .answerability import PERSON_ROLE, asked, plain_words
 from .bridging import Bridge
 
 # the time of what is asked, set by an event: "… *when* the museum first opened", "… *in the year* Colm Ardley became
-# harbor master", "… *the year* the regatta was called off", "… *at the time* the strike began"
-DATING_CLAUSE = r"(?:when|(?:in )?the year(?: that| when)?|(?:at|by) the time(?: that| when)?|while)"
+# harbor master", "… *the year* the regatta was called off", "… *at the time* the strike began", "… *at the time of*
+# the Great Vellow Flood"
+DATING_CLAUSE = r"(?:when|(?:in )?the year(?: that| when)?|(?:at|by) the time(?: of| that| when)?|while)"
 """The words that open the clause dating a question by an event."""
 _DATED_BY = re.compile(rf"^(?P<main>(?:who|whom|which|what)\b.+?),?\s+{DATING_CLAUSE}\s+(?P<event>[^?]+?)\W*$", re.I)
-# the main clause asks something *of* the holder ("the maiden name of the mother *of the* harbour master", "the
-# *mayor's* wife"): the term answers who held the post, a hop short of that
-_OF_THE_HOLDER = re.compile(r"\bof (?:the|his|her|its|their) [a-z]|\bthe [a-z]+(?: [a-z]+)?['’]s [a-z]")
+# the main clause asks something *of* the holder ("the maiden name of the mother *of the harbour master*", "the
+# *mayor's* wife"): the term answers who held the post, a hop short of that. The body a post is of is no holder
+# ("Who was chairman *of the cooperative* when …", "… in charge *of the house* …")
+_OF_THE_HOLDER = re.compile(rf"\bof (?:the|his|her|its|their) (?:[a-z-]+ ){{0,2}}{PERSON_ROLE}\b|"
+                            r"\bthe [a-z]+(?: [a-z]+)?['’]s [a-z]")
 _BORN = re.compile(r"\(born (?:on )?(?:\d{1,2} [A-Z][a-z]+ )?\d{4}(?: in [^)]*)?\)|" + LIFESPAN.pattern)
 """A birth date in brackets: when someone was born, not when the event happened."""
 # an event that begins or ends a term dates by the term's first or last year ("became harbor master" in "was the
@@ -43,6 +47,8 @@ _ENDS = frozenset(stem(w) for w in re.findall(r"[a-z]+", "left leave retired ret
                                                          "died die lost"))
 _OWN_WORDS = 0.05
 """How much more a dating sentence scores for each share of the event's words it holds itself, not by its title."""
+_BORROWED = 0.1
+"""How much less a dating sentence scores where its year is its passage's opening's, not its own."""
 _MIN_COVERAGE = 0.6
 """Share of the event's words that its dating sentence (with its passage title) must hold."""
 
@@ -77,18 +83,66 @@ def dated_question(question: str) -> DatedQuestion | None:
     return DatedQuestion(main, event)
 
 
+@dataclass(frozen=True)
+class HeldPost:
+    """A question asked of whoever held a post at the time of an event ("In which town was *the Collector of Customs
+    in office when the Salt Barge Affair came to light* born?"): ``holder`` asks who that was (a
+    :class:`DatedQuestion`), ``asks`` is the question with ``{}`` where their name goes."""
+
+    holder: DatedQuestion
+    asks: str
+
+    def of(self, name: str) -> str:
+        """The question asked of the holder by name ("In which town was Aldo Kestrel born?")."""
+        return self.asks.format(name)
+
+
+# what is asked of the holder: where or when they were born, died or were buried
+_LIFE_VERB = r"(?P<verb>born|died|buried)"
+# "… was *the person who chaired* the allocation committee *when* the Stowe archive opened born", "… was *the
+# Collector of Customs in office when* …", "… was the steering committee chair *at the time of* the 3.0 release born"
+_HOLDER = (r"the (?:(?:person|man|woman) (?:who|that) (?P<did>[^?]+?)|(?P<post>[^?]+?)(?: in office| who (?:was in|held) "
+           r"office)?)"
+           rf",? {DATING_CLAUSE} (?P<event>[^?]+?)")
+_HELD_POST = (
+    re.compile(rf"^(?P<wh>(?:in |from |at )?(?:where|when|which|what)\b[^?]*?\bwas) {_HOLDER} {_LIFE_VERB}\W*$", re.I),
+    # the description after its verb: "Where was *the man* born *who was club president when* …?"
+    re.compile(r"^(?P<wh>(?:in |from |at )?(?:where|when|which|what)\b[^?]*?\bwas) the (?:person|man|woman) "
+               rf"{_LIFE_VERB} (?:who|that) (?P<did>[^?]+?),? {DATING_CLAUSE} (?P<event>[^?]+?)\W*$", re.I),
+)
+
+
+def held_post(question: str) -> HeldPost | None:
+    """``question`` split into who held a post when an event happened and what it asks of them, or ``None`` (no
+    such description, an event dated by its own year, or too few words to find it by)."""
+    for pattern in _HELD_POST:
+        match = pattern.match(question.strip())
+        if match is None or YEAR_IN_TEXT.search(match.group("event")):
+            continue
+        groups = match.groupdict()
+        role = f"who {groups['did']}" if groups.get("did") else f"who was {groups['post']}"
+        event = plain_words(match.group("event").strip())
+        if len(features(event).content) < 2 or _OF_THE_HOLDER.search(role):
+            continue
+        return HeldPost(DatedQuestion(role, event), f"{match.group('wh')} {{}} {match.group('verb')}?")
+    return None
+
+
 def event_year(event: str, sentence: str) -> str | None:
     """The year ``sentence`` gives the ``event``: its only year, the first or last of a stated term where the event
     begins or ends one ("became harbor master": 1996 of "harbor master from 1996 to 2013"), else the year whose clause
     goes on to say the event's last word that it holds ("in 1911, when a long drought …"), else the first year after
-    that word (else the last year before). Birth dates do not date events."""
-    text = _BORN.sub(" ", sentence)
+    that word (else the last year before). Birth dates do not date events, nor does an aside that says none of the
+    event's words (", which had stood there since 1862" in "It destroyed the alp's cheese hut and stable, which had
+    stood there since 1862, …")."""
+    said = features(event)
+    text = _ASIDE.sub(lambda m: m.group(0) if features(m.group(0)).content & said.content else " ",
+                      _BORN.sub(" ", sentence))
     years = [(m.start(), m.group(1)) for m in YEAR_IN_TEXT.finditer(text)]
     if not years:
         return None
     if len(years) == 1:
         return years[0][1]
-    said = features(event)
     spans = sorted(features(text).spans)
     if spans and said.tokens & _STARTS:
         return str(spans[0][0])
@@ -99,8 +153,11 @@ def event_year(event: str, sentence: str) -> str | None:
     places: dict[str, int] = {}
     for match in re.finditer(r"[A-Za-z]+", text):
         places.setdefault(stem(match.group(0)), match.start())
-    words = [stem(w) for w in re.findall(r"[A-Za-z]+", event)]
-    at = next((places[w] for w in reversed(words) if w in places and w in said.content), None)
+    # or its verb where the sentence says that later, in another voice ("the cheese hut and stable, dating from
+    # 1862, were *destroyed* by the avalanche of January 1951" for "the avalanche destroyed the cheese hut")
+    held = [w for w in reversed(re.findall(r"[A-Za-z]+", event)) if stem(w) in places and stem(w) in said.content]
+    verb = next((w for w in held if not is_noun(w.lower())), None)
+    at = max(places[stem(w)] for w in (held[0], verb or held[0])) if held else None
     if at is None:
         return years[0][1]
     # a year whose own clause goes on to say the event ("in 1911, *when* a long *drought* left too little water …,
@@ -112,6 +169,14 @@ def event_year(event: str, sentence: str) -> str | None:
     return after[0] if after else years[-1][1]
 
 
+def _one_year(sentence: str) -> str | None:
+    """The year ``sentence`` gives where it gives one (birth dates aside), else ``None``."""
+    years = YEAR_IN_TEXT.findall(_BORN.sub(" ", sentence))
+    return years[0] if len(set(years)) == 1 else None
+
+
+_ASIDE = re.compile(r",\s*(?:which|who|whose)\b[^,;.]*")
+"""A non-restrictive relative clause: an aside about the noun before it."""
 _WHEN_CLAUSE = re.compile(r",?\s*(?:when|as|while|because|after)\b[^,;.]*")
 """What lies between a year and the event word where the year's clause goes on to say the event."""
 
@@ -130,17 +195,23 @@ def find_year_bridge(dated: DatedQuestion, passages: Sequence[Passage], max_pass
             if not all(unit.covers(t) for t in names):
                 continue
             coverage = sum(unit.covers(t) for t in wanted.content) / len(wanted.content)
-            year = event_year(dated.event, sentence) if coverage >= _MIN_COVERAGE else None
+            if coverage < _MIN_COVERAGE:
+                continue
+            year, borrowed = event_year(dated.event, sentence), 0.0
+            if year is None and sentence != (opening := strip_citations(split_sentences(passage.text)[0])):
+                # a sentence that says the event but not when ("Its best-known change was the removal of the Gantry
+                # build driver") is dated by its passage's opening ("Quennet 2.0 was released on 9 September 2015")
+                year, borrowed = _one_year(opening), _BORROWED
             if year is None:
                 continue
             # the sentence that says the event itself beats one that has it only from its page's title ("Quennet 4.0
             # … was released on 22 November 2021", not "A point release, 4.1, followed in March 2022" on that page)
             own = features(sentence)
-            score = coverage - 0.01 * order + _OWN_WORDS * sum(own.covers(t) for t in wanted.content) / len(wanted.content)
+            score = coverage - 0.01 * order - borrowed + _OWN_WORDS * sum(own.covers(t) for t in wanted.content) / len(wanted.content)
             if best is None or score > best[0]:
                 best = (score, Bridge(entity=year, chunk_id=passage.chunk_id, sentence=sentence,
                                       query=f"{dated.main} {year}", asks=dated.at(year)))
     return best[1] if best else None
 
 
-__all__ = ["DATING_CLAUSE", "DatedQuestion", "dated_question", "event_year", "find_year_bridge"]
+__all__ = ["DATING_CLAUSE", "DatedQuestion", "HeldPost", "dated_question", "event_year", "find_year_bridge", "held_post"]

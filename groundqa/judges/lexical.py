@@ -85,7 +85,11 @@ _YEAR = re.compile(r"1\d{3}|20\d{2}")
 _Y = r"(1\d{3}|20\d{2})"
 YEAR_IN_TEXT = re.compile(rf"\b{_Y}\b")
 """A year as written in running text ("opened in *2001*"), its one group the year."""
-_SPAN = re.compile(rf"\b(?:from|between)\s+{_Y}\s+(?:to|until|till|through|and)\s+{_Y}\b"
+_MONTH = (r"(?:\d{1,2}\s+)?(?:January|February|March|April|May|June|July|August|September|October|November|"
+          r"December)\s+")
+"""A month (and day) before a year: "from *October* 2014 to *September* 2018" is a term as much as "from 2014 to
+2018"."""
+_SPAN = re.compile(rf"\b(?:from|between)\s+(?:{_MONTH})?{_Y}\s+(?:to|until|till|through|and)\s+(?:{_MONTH})?{_Y}\b"
                    rf"|(?<![(\d])\b{_Y}\s*[\u2013\u2014-]\s*{_Y}\b(?!\s*\))"
                    # "Halvard Brisk *(2017 to 2021)*": a term in brackets says "to", where a lifespan has a dash
                    rf"|\(\s*{_Y}\s+(?:to|until|till)\s+{_Y}\s*\)")
@@ -274,14 +278,21 @@ def term_spans(text: str) -> list[tuple[int, int, int]]:
     # a term still running ("Bertil Ashcombe, *since 2020*", "Declan Furze (*2016–present*)") holds the years after its
     # start up to this one: in its first year the one before may have held it ("rector *since 2017*" says nothing of
     # who was rector before 2017)
-    out += [(int(m.group(1) or m.group(2)) + 1, _STILL, m.start()) for m in _RUNNING.finditer(text)]
+    # (the current holder is named after the words that say so: the term is written where their name has been)
+    out += [(int(next(y for y in m.groups() if y)) + 1, _STILL, m.end() if m.group(3) else m.start())
+            for m in _RUNNING.finditer(text)]
     if len(_RANKS.findall(text)) >= 2:  # holders listed by rank: their brackets hold terms, not lifespans
         out += [(int(m.group(1)), int(m.group(2)), m.start()) for m in _BRACKETED_RANGE.finditer(text)
                 if int(m.group(1)) <= int(m.group(2))]
     return out
 
 
-_RUNNING = re.compile(rf"\bsince\s+{_Y}(?=\s*(?:[,;)]|$|\.\s|\.$| and\b))|\b{_Y}\s*[\u2013\u2014-]\s*(?:present|today|now)\b",
+_RUNNING = re.compile(rf"\bsince\s+{_Y}(?=\s*(?:[,;)]|$|\.\s|\.$| and\b))|\b{_Y}\s*[\u2013\u2014-]\s*(?:present|today|now)\b"
+                      # the holder named as the current one, and when they came in ("The *current* chair, Anselm
+                      # Quaye, a statistician, *took office in October 2022*", "the *present* chairman, Mattias
+                      # Perren, *was elected in 2008*")
+                      rf"|\b(?:current|present)\b[^.;]*?\b(?:took office|took over|was (?:elected|appointed|named)|"
+                      rf"became)\s+(?:[a-z]+\s+)?(?:in\s+)?(?:[A-Z][a-z]+\s+)?{_Y}\b",
                       re.I)
 _STILL = date.today().year
 """The end of a term still running: this year ("since 2020" says nothing of 2031)."""
