@@ -1023,12 +1023,18 @@ def held_terms(term: str, text: str) -> list[tuple[int, str]]:
     A list's own span ("This list covers the wardens of Kestel Harbour from 1902 to 1960") is wider than a term."""
     if not term.isdigit():
         return []
+    return sorted(((end - start, holder) for start, end, holder in stated_terms(text) if start <= int(term) <= end),
+                  key=lambda held: held[0])
+
+
+def stated_terms(text: str) -> list[tuple[int, int, str]]:
+    """``(first year, last year, holder)`` of each term ``text`` states with a full name written before it."""
     found = []
     for start, end, offset in term_spans(text):
         holders = _FULL_NAME.findall(text[:offset])
-        if start <= int(term) <= end and holders:
-            found.append((end - start, holders[-1]))
-    return sorted(found, key=lambda held: held[0])
+        if holders:
+            found.append((start, end, holders[-1]))
+    return found
 
 
 def _term_present(term: str, answer: frozenset[str], prefixes: frozenset[str],
@@ -1638,5 +1644,5 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
                          bool(other) or denial, denial and not elsewhere)
 
 
-__all__ = ["CALENDAR_WORDS", "PERSON_ROLE", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "denies_asked", "describes_by_role", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "substitution", "held_terms", "unsaid",
+__all__ = ["CALENDAR_WORDS", "PERSON_ROLE", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "denies_asked", "describes_by_role", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "stated_terms", "substitution", "held_terms", "unsaid",
            "value_beside"]

@@ -43,6 +43,7 @@ from .answerability import (
     description_span,
     holds_value,
     mentions,
+    stated_terms,
     unsaid,
 )
 
@@ -294,8 +295,32 @@ def _placed(name: str, sentence: str, nouns: Sequence[str], question: str = "") 
     return any(re.search(rf"\b{act} (?:the (?:[a-z]+ )?)?{re.escape(name)}\b", sentence) for act in acts)
 
 
-# "Cornelius Ashby's *predecessor*", "the abbot's *successor*": the name the sentence puts before or after him
-_SUCCESSION_Q = re.compile(r"['’]s? (predecessor|successor)s?\b", re.I)
+# "Cornelius Ashby's *predecessor*", "the abbot's *successor*": the name the sentence puts before or after him; "the
+# chair who *preceded* Tobias Wrenfield", "the chair who *came before* Meera Castellane"
+_SUCCESSION_Q = re.compile(r"['’]s? (predecessor|successor)s?\b|\bwho (preceded|came before|succeeded|followed|took over "
+                           r"from) [A-Z]", re.I)
+
+
+def _succession(match: re.Match[str]) -> str:
+    """``"predecessor"`` or ``"successor"``: whom the question's succession asks for."""
+    said = (match.group(1) or match.group(2)).lower()
+    return "predecessor" if said in ("predecessor", "preceded", "came before") else "successor"
+
+
+def _handed_on(succession: re.Match[str] | None, name: str, passage: Passage, known: set[str]) -> bool:
+    """Whether ``passage`` states terms of office for ``name`` and for the one the question names (``known``, its
+    names' stems), ``name``'s ending where the other's begins (a predecessor: "The first chair was Orla Brennick, who
+    held the post from March 2010 to September 2014. She was followed by Tobias Wrenfield, chair from October 2014 to
+    September 2018") or beginning where it ends (a successor), as the question's ``succession`` asks."""
+    if succession is None:
+        return False
+    terms = stated_terms(passage.text)
+    theirs = [(start, end) for start, end, holder in terms if holder == name]
+    named = [(start, end) for start, end, holder in terms
+             if {stem(w) for w in holder.replace("-", " ").split()} <= known]
+    if _succession(succession) == "predecessor":
+        return any(0 <= start - end <= 1 for _, end in theirs for start, _ in named)
+    return any(0 <= start - end <= 1 for _, end in named for start, _ in theirs)
 _BEFORE = r"(?:succeeded|replaced|took over from|followed on from)"
 _AFTER = r"(?:succeeded|replaced|followed|taken over)"
 
@@ -307,7 +332,7 @@ def _succeeds(succession: re.Match[str] | None, name: str, sentence: str) -> boo
     if succession is None:
         return False
     named = re.escape(name)
-    if succession.group(1).lower() == "predecessor":
+    if _succession(succession) == "predecessor":
         return re.search(rf"\b{_BEFORE}\s+(?:the [a-z]+ )?{named}\b", sentence) is not None
     return re.search(rf"\b{_AFTER}\b[^.;]{{0,40}}?\bby (?:the [a-z]+ )?{named}\b|\b{named},? (?:who )?"
                      rf"(?:succeeded|replaced|took over from) (?:him|her|them)\b|\bhanded [^.;]{{0,30}}?\bto {named}\b",
@@ -445,7 +470,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
                     or _whose(name, sentence, question) or _placed(name, sentence, described, question)
                     or _related(name, sentence, question))
             kind_bonus = 0.5 if said or _succeeds(succession, name, sentence) or _dated_by(name, sentence, years) or (
-                _ranked_in_list(name, sentence, rank)) else 0.0
+                _ranked_in_list(name, sentence, rank)) or _handed_on(succession, name, passage, known) else 0.0
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):
                 kind_bonus += 0.5  # an eponym: "Ansel *Drummore*" for "the amphipod Eurythenes *drummorei*"

@@ -100,3 +100,25 @@ def test_a_holder_whose_birthplace_is_not_given_is_refused(program: GroundedQA):
     result = program.run("Where was the man born who was harbour warden of Kestel Harbour when the new market hall "
                          "opened?")
     assert result.abstained and result.answer == ""
+
+
+CHAIRS = ("This page lists the people who have chaired the Resource Allocation Committee. The first chair was Orla "
+          "Brennick, who held the post from March 2010 to September 2014. She was followed by Tobias Wrenfield, chair "
+          "from October 2014 to September 2018, and then by Meera Castellane, who served from October 2018 until "
+          "September 2022.")
+
+
+@pytest.mark.parametrize("question, neighbour", [
+    ("what post did the allocation committee chair who preceded Tobias Wrenfield take up after her term",
+     "Orla Brennick"),
+    ("Which institute did the allocation committee chair who came before Meera Castellane leave Velmark to direct?",
+     "Tobias Wrenfield"),
+    ("Where was Tobias Wrenfield's successor as chair of the allocation committee born?", "Meera Castellane"),
+])
+def test_the_holder_whose_term_hands_on_to_the_named_one_is_the_bridge(question: str, neighbour: str):
+    from groundqa.programs.bridging import find_bridges
+    from groundqa.signatures.types import Passage
+
+    passages = [Passage(chunk_id="c#0", doc_id="c", title="Chairs of the Resource Allocation Committee", score=0.7,
+                        text=CHAIRS)]
+    assert find_bridges(question, passages)[0].entity == neighbour

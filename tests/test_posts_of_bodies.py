@@ -75,3 +75,14 @@ def test_the_event_s_verb_in_another_voice_dates_it():
     sentence = ("The original cheese hut and stable, dating from 1862, were destroyed by the avalanche of January 1951, "
                 "and new buildings were put up in 1953 on a safer site.")
     assert event_year("the avalanche destroyed the cheese hut on Grisalp", sentence) == "1951"
+
+
+def test_brackets_handed_on_from_one_holder_to_the_next_are_terms():
+    listed = ("The office has been held by nine people: Ansgar Vennick (1738–1771), the founder; his son Corvin Vennick "
+              "(1771–1809); Corvin's son Matthis Vennick (1809–1844); Elof Grunstad (1844–1879).")
+    assert features(listed).spans_year("1812")
+    from groundqa.programs.answerability import held_terms
+
+    assert held_terms("1812", listed)[0][1] == "Matthis Vennick"
+    # lifespans that do not hand on are still lifespans
+    assert not features("Hedvig Vennick (1846–1926) married Anton Rielle (1850–1930); their son Per (1882–1950).").spans

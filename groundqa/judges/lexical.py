@@ -7,6 +7,7 @@ capitalised-name spans. Results are cached per text.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -281,10 +282,19 @@ def term_spans(text: str) -> list[tuple[int, int, int]]:
     # (the current holder is named after the words that say so: the term is written where their name has been)
     out += [(int(next(y for y in m.groups() if y)) + 1, _STILL, m.end() if m.group(3) else m.start())
             for m in _RUNNING.finditer(text)]
-    if len(_RANKS.findall(text)) >= 2:  # holders listed by rank: their brackets hold terms, not lifespans
-        out += [(int(m.group(1)), int(m.group(2)), m.start()) for m in _BRACKETED_RANGE.finditer(text)
-                if int(m.group(1)) <= int(m.group(2))]
+    bracketed = [(int(m.group(1)), int(m.group(2)), m.start()) for m in _BRACKETED_RANGE.finditer(text)
+                 if int(m.group(1)) <= int(m.group(2))]
+    # holders listed by rank, or one after another (each bracket starting where the one before ended: "Corvin
+    # Vennick (1771–1809); Corvin's son Matthis Vennick (1809–1844); Elof Grunstad (1844–1879)"): their brackets hold
+    # terms, not lifespans
+    handed_on = sum(a[1] == b[0] for a, b in itertools.pairwise(bracketed))
+    if len(_RANKS.findall(text)) >= 2 or handed_on >= _HANDED_ON:
+        out += bracketed
     return out
+
+
+_HANDED_ON = 2
+"""How many brackets must start in the year the one before ended for them to read as a list of terms."""
 
 
 _RUNNING = re.compile(rf"\bsince\s+{_Y}(?=\s*(?:[,;)]|$|\.\s|\.$| and\b))|\b{_Y}\s*[\u2013\u2014-]\s*(?:present|today|now)\b"
