@@ -321,6 +321,8 @@ def _handed_on(succession: re.Match[str] | None, name: str, passage: Passage, kn
     if _succession(succession) == "predecessor":
         return any(0 <= start - end <= 1 for _, end in theirs for start, _ in named)
     return any(0 <= start - end <= 1 for _, end in named for start, _ in theirs)
+
+
 _BEFORE = r"(?:succeeded|replaced|took over from|followed on from)"
 _AFTER = r"(?:succeeded|replaced|followed|taken over)"
 

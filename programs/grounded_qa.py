@@ -556,7 +556,8 @@ class GroundedQA(dspy.Module):
         finds the term that holds the event's year (:meth:`_dated_term`), the holder is the name it gives the term
         (:func:`~.answerability.held_terms`), and the question is asked of that name (one retrieval more), whether or
         not a passage answers it about them: no other name is tried for a post whose holder the passages give.
-        ``None`` (the name bridges are tried) where the year or the holder is not found. The event's passage is shown after the term's and the answer's, so that all three may be cited."""
+        ``None`` (the name bridges are tried) where the year or the holder is not found. The event's passage is shown
+        after the term's and the answer's, so that all three may be cited."""
         found = self._dated_term(held.holder, state, retrievals=3)
         if found is None:
             return None
