@@ -564,8 +564,8 @@ class GroundedQA(dspy.Module):
         event, dated, hop, term = found
         # the narrowest term that holds the year, in any sentence of the passage (not the list's own span)
         sentences = [strip_citations(raw) for raw in split_sentences(term.text)]
-        terms = sorted((years, name, sentence) for sentence in sentences
-                       for years, name in held_terms(dated.entity, sentence))
+        terms = sorted(((years, name, sentence) for sentence in sentences
+                        for years, name in held_terms(dated.entity, sentence)), key=lambda term: term[0])
         if not terms:
             state.note(f"bridge: the term for {dated.entity} names no holder")
             return None

@@ -157,7 +157,7 @@ def event_year(event: str, sentence: str) -> str | None:
     # 1862, were *destroyed* by the avalanche of January 1951" for "the avalanche destroyed the cheese hut")
     held = [w for w in reversed(re.findall(r"[A-Za-z]+", event)) if stem(w) in places and stem(w) in said.content]
     verb = next((w for w in held if not is_noun(w.lower())), None)
-    at = max(places[stem(w)] for w in (held[0], verb or held[0])) if held else None
+    at = max(places[stem(w)] for w in (held[0], verb) if w) if held else None
     if at is None:
         return years[0][1]
     # a year whose own clause goes on to say the event ("in 1911, *when* a long *drought* left too little water …,
@@ -189,8 +189,8 @@ def find_year_bridge(dated: DatedQuestion, passages: Sequence[Passage], max_pass
     names = {t for name in wanted.names for t in name}
     best: tuple[float, Bridge] | None = None
     for order, passage in enumerate(passages[:max_passages]):
-        for raw in split_sentences(passage.text):
-            sentence = strip_citations(raw)
+        sentences = [strip_citations(raw) for raw in split_sentences(passage.text)]
+        for sentence in sentences:
             unit = features(f"{passage.title}. {sentence}")
             if not all(unit.covers(t) for t in names):
                 continue
@@ -198,10 +198,10 @@ def find_year_bridge(dated: DatedQuestion, passages: Sequence[Passage], max_pass
             if coverage < _MIN_COVERAGE:
                 continue
             year, borrowed = event_year(dated.event, sentence), 0.0
-            if year is None and sentence != (opening := strip_citations(split_sentences(passage.text)[0])):
+            if year is None and sentence != sentences[0]:
                 # a sentence that says the event but not when ("Its best-known change was the removal of the Gantry
                 # build driver") is dated by its passage's opening ("Quennet 2.0 was released on 9 September 2015")
-                year, borrowed = _one_year(opening), _BORROWED
+                year, borrowed = _one_year(sentences[0]), _BORROWED
             if year is None:
                 continue
             # the sentence that says the event itself beats one that has it only from its page's title ("Quennet 4.0
