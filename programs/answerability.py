@@ -34,7 +34,9 @@ from groundqa.judges.lexical import (
     NAMED_AFTER_A_FAMILY,
     NOT_A_PERSON,
     ORDINAL_WORDS,
+    STOPWORDS,
     TYPO_MIN,
+    TextFeatures,
     features,
     misspelling_of,
     negated_clause,
@@ -974,10 +976,12 @@ class Answerability:
     missing: tuple[str, ...]
     other_question: bool = False
     """The sentence answers another question than the one asked: it measures another dimension ("31 metres *in
-    diameter*" for "How tall is the dome?") or says that what was asked about is not so (:attr:`denies`). No reading
-    of the answer judge overrules that (:mod:`.rescue`). A swapped word (:func:`substitution`) is not counted: the
-    rules read a swap where there is none often enough ("its first chair, the *Gullwing* author …" for "who chairs the
-    *Quorvane* steering committee") that the judge's reading is worth having there."""
+    diameter*" for "How tall is the dome?"), says that what was asked about is not so (:attr:`denies`), or speaks of
+    its page's subject, another thing than the question names ("*Its* population …" on the page of an island beside
+    the one asked of). No reading of the answer judge overrules that (:mod:`.rescue`). A swapped word
+    (:func:`substitution`) is not counted: the rules read a swap where there is none often enough ("its first chair,
+    the *Gullwing* author …" for "who chairs the *Quorvane* steering committee") that the judge's reading is worth
+    having there."""
     denies: bool = False
     """The sentence says that what the question asks about is not so (:func:`denies_asked`): a correction of the
     question's premise, which the program gives as ``premise_contradicted`` where no other sentence answers."""
@@ -1155,6 +1159,103 @@ def _another_of_its_kind(what: Asked, page_title: str, text: str) -> str:
         if not all(said.covers(t) for t in words_of):
             return page_title
     return ""
+
+
+# the page's subject spoken of by a pronoun near the sentence's start ("*Its* population has hovered …", "At *its*
+# height the works employed …", "*She* was 31 metres long"), by family: the "it" a place or a body is, "he" or "she"
+_PAGE_PRONOUN = re.compile(r"^(?:\W*[\w'’-]+){0,3}?\W*\b(it|its|he|his|she|her|they|their)\b", re.I)
+_PRONOUN_FAMILY = {"it": "it", "its": "it", "he": "he", "his": "he", "she": "she", "her": "she", "they": "they",
+                   "their": "they"}
+_PERSON_SHAPED = re.compile(r"[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)+")
+_QUESTION_NAME = re.compile(r"(?<![\w'’-])[A-Z][\w'’-]*(?:\s+(?:&\s+)?[A-Z][\w'’-]*)*")
+# the words a name the question asks something of stands after: an auxiliary ("did *the Sentinel* carry"), an article
+# or a preposition ("the population *of Skerrin*", "employed *at the* Fenwright Street Pumping Station")
+_ASKED_OF = frozenset(_words("the a an of at in on for to by with from did does do is was are were has have had will "
+                             "would can could many much"))
+
+
+_FIRST_VERB = re.compile(r"\b(?:is|was|are|were|has|had|have|became|becomes|remains|remained)\b")
+"""Where the sentence before's subject ends, as far as it matters here."""
+
+
+def _names_asked_of(question: str) -> list[tuple[str, ...]]:
+    """The names (as stems) a question asks its attribute of: not a possessor ("*Agnes Holt*'s mentor": the mentor is
+    asked of), not the subject of a clause that describes something else ("the boathouse *Hugh Lastry* paid for"), nor
+    a name the description places it by ("the market town nearest *Holmbrake Abbey*"); a common noun that opens a
+    terse question ("*Year* Caddick was knighted?") is no name."""
+    names: list[tuple[str, ...]] = []
+    for match in _QUESTION_NAME.finditer(question):
+        span = match.group(0)
+        before = question[:match.start()].split()
+        if span.endswith(("'s", "’s")) or question[match.end():match.end() + 2] in ("'s", "’s"):
+            continue
+        if not before:  # the question's first word: a name only where it is no common noun
+            first, _, rest = span.partition(" ")
+            if first.lower() in STOPWORDS or is_noun(first.lower()):
+                span = rest.strip()
+                if not span or not span[:1].isupper():
+                    continue
+        elif before[-1].lower().strip(",") not in _ASKED_OF:
+            continue
+        names.extend(features(span).names)
+    return names
+
+
+def _of_the_page(what: Asked, page_title: str, before: str, about: str, text: str) -> str:
+    """The page's subject where ``text`` speaks of it and of no name the question asks of, else "": "*Its* population
+    has hovered around forty people" on the page of *Tolsey*, whose opening places it "two miles south of Skerrin",
+    is no population of Skerrin; "*She* was 31 metres long and carried a crew of fourteen" on the *Vigilant*'s page,
+    after "… replacing the sailing cutter Sentinel", is no crew of the Sentinel; "The yield of *the spring*" on the
+    *Adelgunde Spring*'s page is not the Corvin Spring's (:func:`_refers_to_page`). A sentence that speaks of the
+    question's name (:func:`_says_name`), or on a page that is the question's own thing, is not meant.
+    Who-questions, which-body questions and questions that describe what they ask of (:func:`describes_entity`) are
+    left out (the page's subject may be the answer, or the thing described), as is a sentence whose sentence before or
+    passage opening (``about``) has the question's name as its subject (the pronoun may be that one's)."""
+    if what.kind in ("person", "organisation", "yes_no") or not page_title or describes_entity(what.question):
+        return ""
+    asked_names = _names_asked_of(what.question)
+    page = features(re.sub(r"\s*\(.*?\)", "", page_title))
+    if not asked_names or not page.names:
+        return ""
+    head = stem(page_title.split("(")[0].split()[-1].lower())
+    for name in asked_names:
+        if _says_name(name, text, head):
+            return ""
+        if all(page.covers(w) for w in name) or set(name) >= set(page.names[0]) or set(name) & set(page.names[0]) - {head}:
+            return ""  # the page is the question's own thing ("the Vennick Foundry" on the Vennick Bell Foundry's page)
+    for earlier in (before, about):
+        verb = _FIRST_VERB.search(earlier)
+        subject = features(earlier[:verb.start()] if verb else " ".join(earlier.split()[:len(asked_names[0]) + 2]))
+        if any(all(subject.covers(w) for w in name) for name in asked_names):
+            return ""  # "The Computer Science Network (CSNET) was …. *Its* purpose was …" speaks of CSNET
+    return page_title if _refers_to_page(page_title, page, before, text) else ""
+
+
+def _says_name(name: tuple[str, ...], text: str, page_head: str) -> bool:
+    """Whether ``text`` speaks of the question's ``name``: whole, by its last word as a name ("*Oyle* provided
+    £4,000" for Anselm Oyle) or by "the" and its last word ("the deepest lock on *the canal*" for the Vessary Canal),
+    unless that word is also the page's head word (the Adelgunde Spring's page's "the spring" is its own)."""
+    said = features(text)
+    last = name[-1]
+    return (all(said.covers(w) for w in name) or any(last in said_name for said_name in said.names)
+            or (last != page_head and re.search(rf"\bthe (?:[a-z]+ )?{re.escape(last)}\w*\b", text.lower()) is not None))
+
+
+def _refers_to_page(page_title: str, page: TextFeatures, before: str, text: str) -> bool:
+    """Whether ``text`` speaks of its page's subject: by "the" and the title's last word ("the yield of *the spring*"
+    on the Adelgunde Spring's page), by "it"/"its" where the page is no person, by "he"/"she" where it is a person or
+    where the sentence before spoke of it so ("*She* was built in 1896 …. *She* was 31 metres long" on a ship's page)."""
+    head = page_title.split("(")[0].split()[-1]
+    if re.search(rf"\bthe {re.escape(head.lower())}\b", text) and not head[:1].isdigit():
+        return True
+    pronoun = _PAGE_PRONOUN.match(text.strip())
+    if pronoun is None:
+        return False
+    family = _PRONOUN_FAMILY[pronoun.group(1).lower()]
+    person_shaped = _PERSON_SHAPED.fullmatch(page_title.strip()) is not None and not set(page.content) & NOT_A_PERSON
+    before_pronoun = _PAGE_PRONOUN.match(before.strip())
+    return ((family == "it" and not person_shaped) or (family in ("he", "she") and person_shaped)
+            or (before_pronoun is not None and _PRONOUN_FAMILY[before_pronoun.group(1).lower()] == family))
 
 
 def _unnamed(what: Asked, text: str) -> list[str]:
@@ -1617,7 +1718,10 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     if apart:
         missing = (*missing, f"the sentence names the {apart} but speaks of another")
     elsewhere = _unnamed(what, f"{title}. {_REFERENCE_POINT.sub(' ', about)}. {text}")
-    if not lead and (other_page := _another_of_its_kind(what, title.split(". ")[0], text)):
+    page_title, _, before = title.partition(". ")
+    other_page = "" if lead else (_another_of_its_kind(what, page_title, text)
+                                  or _of_the_page(what, page_title, before, about, text))
+    if other_page:
         elsewhere = [*elsewhere, f"{other_page} (the sentence speaks of it)"]
     other = _other_dimension(what, text) if what.kind == "number" else ""
     if other:
@@ -1641,7 +1745,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     total = sum(weights.values())
     coverage = 1.0 - sum(weights.get(t, 0.0) for t in missing) / total if total else 1.0
     return Answerability(round(coverage if typed else 0.0, 4), typed, round(coverage, 4), missing,
-                         bool(other) or denial, denial and not elsewhere)
+                         bool(other) or denial or bool(other_page), denial and not elsewhere)
 
 
 __all__ = ["CALENDAR_WORDS", "PERSON_ROLE", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "denies_asked", "describes_by_role", "held_terms", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "stated_terms", "substitution", "unsaid",

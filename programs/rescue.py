@@ -21,6 +21,7 @@ it reads none as the answer and the rules' choice below ``preference_floor``, no
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -49,15 +50,25 @@ class Rescue:
         return 1.0 / (1.0 + math.exp(-self.margin))
 
 
+_VALUED = re.compile(r"^(?:\w+ )?(?:(?:what|which) (?:year|decade|century|date|month|day)\b|when (?:did|was|were|is|are|"
+                     r"does|do|has|have|had|will|would)\b|how (?:many|much)\b)", re.I)
+"""Questions no sentence without a value of the asked type answers, however it is worded: "Born in Ossendorf, she
+trained as a draughtswoman …" gives no year for "In what year was Lise Amberg born?" (a name may be worded otherwise:
+"the town architect"). Only where the wording leaves no doubt that a date or an amount is asked: "*When* forces are
+acting on an extended body, *what* do you need …?" asks what."""
+
+
 def rescue_answer(question: str, context: NumberedContext, judge: AnswerJudgment, floor: float, candidates: int,
                   citable: set[int] | None = None, typed: bool = False) -> Rescue | None:
     """The best of the ``candidates`` best-ranked citable sentences by the judge's margin, if it reaches ``floor``;
     ``typed``: only sentences that hold a value of the type ``question`` asks for, where it asks for one ("Margit
-    Brask was born in Tellwick" gives no year). A question that asks what is not so reads only sentences that deny
+    Brask was born in Tellwick" gives no year); a question that plainly asks when or how many or much reads only such
+    sentences either way (:data:`_VALUED`). A question that asks what is not so reads only sentences that deny
     or exclude something, as the answerability check does (:attr:`Asked.denied`)."""
     what = asked(question)
+    valued = typed or (what.kind in ("date", "number") and _VALUED.match(question.strip()) is not None)
     ranked = list(islice((c for c in _readable(question, context, citable)
-                          if not typed or what.kind in (None, "yes_no") or holds_value(what, c.text)), candidates))
+                          if not valued or what.kind in (None, "yes_no") or holds_value(what, c.text)), candidates))
     best = _best(question, context, judge, ranked)
     return best if best is not None and best.margin >= floor else None
 

@@ -89,6 +89,25 @@ def test_a_rescue_quotes_the_sentence_the_judge_is_surest_of_above_its_gate() ->
     assert rescue_answer(question, context, reads, floor=3.0, candidates=6, citable={2}) is None
 
 
+def test_a_rescue_of_when_or_how_many_reads_only_sentences_with_a_value() -> None:
+    page = Passage(chunk_id="l#0", doc_id="l", title="Lise Amberg", score=0.7,
+                   text="Lise Amberg was a glass painter. Born in Ossendorf, she trained as a draughtswoman at the "
+                        "Stellmark Glassworks. She died in Kelbrunn in 1921.")
+    context = build_context([page], 4000)
+
+    def reads(title: str, before: str, sentence: str, q: str) -> float:
+        return 5.0 if "Born in" in sentence else -2.0
+
+    # no sentence without a year answers "in what year", however surely the judge reads it
+    assert rescue_answer("In what year was Lise Amberg born?", context, reads, floor=3.0, candidates=6) is None
+    # where it is asked where, the same sentence is read; and where "when" opens a clause, not the question
+    rescued = rescue_answer("Where was Lise Amberg born?", context, reads, floor=3.0, candidates=6)
+    assert rescued is not None and "Ossendorf" in rescued.answer
+    rescued = rescue_answer("When she was young, what did Lise Amberg train as?", context, reads, floor=3.0,
+                            candidates=6)
+    assert rescued is not None and "draughtswoman" in rescued.answer
+
+
 def test_the_tuned_judge_tells_an_answer_from_a_topical_sentence() -> None:
     """The shipped adapter on the real embedded model in llama.cpp (sentences written for this test)."""
     judge = shared_answer_judge()

@@ -308,6 +308,32 @@ def test_a_dimension_or_a_year_the_question_asks_for_is_required():
     assert check(fare, "The fare rose to 6.50 crowns in 2021.").has_type
 
 
+def test_a_month_names_no_one():
+    who = asked("Who was the birdwatcher who found redshank EX-4471 dead at Brack Fen?")
+    opening = "Redshank EX-4471 was ringed in 1961."
+    unnamed = "It was last encountered on 7 September 1986, when a visiting birdwatcher found it dead at Brack Fen."
+    assert not check(who, unnamed, title="Redshank EX-4471. ", about=opening).has_type
+    named = "On 7 September 1986 the birdwatcher Arthur Penn found it dead on the foreshore at Brack Fen."
+    assert check(who, named, title="Redshank EX-4471. ", about=opening).has_type
+
+
+def test_a_decade_or_a_year_of_an_era_is_a_date():
+    assert check(asked("In what decade did steam cycles make 90% of electric power?"),
+                 "In the 1990s, steam cycles generated about 90% of all electric power.").has_type
+    assert check(asked("When was the first known reference to immunity?"),
+                 "The earliest known reference to immunity was during the plague of Athens in 430 BC.").has_type
+    assert not check(asked("When was the first known reference to immunity?"),
+                     "The earliest known reference to immunity was during the plague of Athens.").has_type
+
+
+def test_how_much_is_answered_by_an_amount_of_money():
+    shares = asked("How much did Ottilie Carrow-Pryse get for the family's shares?")
+    assert check(shares, "In 1938 she sold the family's shares to Ardwyn Minerals for £186,000.",
+                 title="Ottilie Carrow-Pryse. ").has_type
+    boats = asked("How many boats did she sell?")
+    assert not check(boats, "In 1938 she sold the boats for £186,000.").has_type  # no count
+
+
 def test_two_sides_give_a_size():
     big = asked("How big is the boathouse of the Orlo Rowing Club?")
     assert check(big, "The club rows from a boathouse measuring 30 m by 12 m.").has_type
