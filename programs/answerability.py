@@ -1208,21 +1208,29 @@ def _of_the_page(what: Asked, page_title: str, before: str, about: str, text: st
     after "… replacing the sailing cutter Sentinel", is no crew of the Sentinel; "The yield of *the spring*" on the
     *Adelgunde Spring*'s page is not the Corvin Spring's (:func:`_refers_to_page`). A sentence that speaks of the
     question's name (:func:`_says_name`), or on a page that is the question's own thing, is not meant.
-    Who-questions, which-body questions and questions that describe what they ask of (:func:`describes_entity`) are
-    left out (the page's subject may be the answer, or the thing described), as is a sentence whose sentence before or
-    passage opening (``about``) has the question's name as its subject (the pronoun may be that one's)."""
-    if what.kind in ("person", "organisation", "yes_no") or not page_title or describes_entity(what.question):
-        return ""
+    Who-questions, which-body questions and questions that describe what they ask of (:func:`describes_entity`, a
+    relative clause) are left out (the page's subject may be the answer, or the thing described), as are a page that
+    shares a name or another word with the question (it may be the question's thing, described), and a sentence whose
+    sentence before or passage opening (``about``) has the question's name as its subject (the pronoun may be that
+    one's)."""
+    if (what.kind in ("person", "organisation", "yes_no") or not page_title or describes_entity(what.question)
+            or RELATIVE_HEAD.search(what.question)):
+        return ""  # "Where was the Surveyor-General born *who* was in charge when …": asked of someone described
     asked_names = _names_asked_of(what.question)
     page = features(re.sub(r"\s*\(.*?\)", "", page_title))
     if not asked_names or not page.names:
         return ""
     head = stem(page_title.split("(")[0].split()[-1].lower())
-    for name in asked_names:
-        if _says_name(name, text, head):
-            return ""
+    if any(_says_name(name, text, head) for name in asked_names):
+        return ""
+    for name in features(what.question).names:  # any name of the question, asked of or not ("What got *Silas Brandwood*
+        # thrown out of the Harnsey club?" on his page)
         if all(page.covers(w) for w in name) or set(name) >= set(page.names[0]) or set(name) & set(page.names[0]) - {head}:
             return ""  # the page is the question's own thing ("the Vennick Foundry" on the Vennick Bell Foundry's page)
+    named = {w for name in asked_names for w in name}
+    if set(page.content) & (set(features(what.question).content) - named):
+        return ""  # the question may describe the page's subject ("the top *station* of the Selvatrin line" on the page
+        # of Pradell Summit *Station*, "the Strenholm *painters*" walking out on the page of the *Painters*' strike)
     for earlier in (before, about):
         verb = _FIRST_VERB.search(earlier)
         subject = features(earlier[:verb.start()] if verb else " ".join(earlier.split()[:len(asked_names[0]) + 2]))

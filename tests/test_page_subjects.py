@@ -134,3 +134,18 @@ def test_a_pronoun_after_a_sentence_about_the_question_s_name_is_that_one_s() ->
                      "Packet switching", "National Science Foundation (NSF) that began operation in 1981.",
                      about="The Computer Science Network (CSNET) was a computer network funded by the U.S.")
     assert not any("speaks of it" in m for m in verdict.missing)
+
+
+def test_a_page_the_question_may_describe_is_left_alone() -> None:
+    # asked of someone a relative clause describes: the page may be theirs
+    verdict = _check("Where was the Surveyor-General born who was in charge when the Great Theodolite went on loan?",
+                     "He was born in Dunmere, the son of a clockmaker.", "Lorcan Maybridge")
+    assert not any("speaks of it" in m for m in verdict.missing)
+    # the page's title shares a word with the question: "the top station" may be this station
+    verdict = _check("At what altitude is the top station of the Selvatrin line?",
+                     "It stands at an altitude of 2,163 metres in a broad saddle.", "Pradell Summit Station and Hotel")
+    assert not any("speaks of it" in m for m in verdict.missing)
+    # the page is another name the question gives
+    verdict = _check("What got Silas Brandwood thrown out of the Harnsey club?",
+                     "The oar he used in the wager match hangs above the door.", "Silas Brandwood")
+    assert not any("speaks of it" in m for m in verdict.missing)
