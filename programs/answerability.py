@@ -1178,7 +1178,8 @@ _FIRST_VERB = re.compile(r"\b(?:is|was|are|were|has|had|have|became|becomes|rema
 """Where the sentence before's subject ends, as far as it matters here."""
 
 
-def _names_asked_of(question: str) -> list[tuple[str, ...]]:
+@lru_cache(maxsize=4096)
+def _names_asked_of(question: str) -> tuple[tuple[str, ...], ...]:
     """The names (as stems) a question asks its attribute of: not a possessor ("*Agnes Holt*'s mentor": the mentor is
     asked of), not the subject of a clause that describes something else ("the boathouse *Hugh Lastry* paid for"), nor
     a name the description places it by ("the market town nearest *Holmbrake Abbey*"); a common noun that opens a
@@ -1198,7 +1199,7 @@ def _names_asked_of(question: str) -> list[tuple[str, ...]]:
         elif before[-1].lower().strip(",") not in _ASKED_OF:
             continue
         names.extend(features(span).names)
-    return names
+    return tuple(names)
 
 
 def _of_the_page(what: Asked, page_title: str, before: str, about: str, text: str) -> str:

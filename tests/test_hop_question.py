@@ -65,10 +65,16 @@ def test_a_typed_rescue_judges_only_sentences_of_the_asked_type() -> None:
         return 5.0 if "Tellwick" in sentence else 0.0
 
     question = "In what year was Margit Brask born?"
-    assert "Tellwick" in rescue_answer(question, context, reads, floor=3.0, candidates=6).text  # untyped: quoted
-    judged.clear()
     assert rescue_answer(question, context, reads, floor=3.0, candidates=6, typed=True) is None
     assert judged == ["She was born in 1849, the year the harbor froze."]
+    # since session 45 a plain "in what year" question's untyped rescue reads only such sentences too
+    judged.clear()
+    assert rescue_answer(question, context, reads, floor=3.0, candidates=6) is None
+    assert judged == ["She was born in 1849, the year the harbor froze."]
+    # a question that does not plainly ask for a year still reads every sentence
+    judged.clear()
+    rescued = rescue_answer("Where did Margit Brask grow up?", context, reads, floor=3.0, candidates=6)
+    assert rescued is not None and "Tellwick" in rescued.text
 
 
 def test_a_question_that_describes_nothing_has_no_hop_question() -> None:

@@ -91,12 +91,12 @@ def test_the_answer_judge_does_not_overrule_it() -> None:
 
 
 def test_the_names_a_question_asks_its_attribute_of() -> None:
-    assert _names_asked_of("How many crew did the Sentinel carry?") == [("sentinel",)]
-    assert _names_asked_of("What is the population of Skerrin?") == [("skerrin",)]
-    assert _names_asked_of("Year Caddick was knighted?") == [("caddick",)]  # a terse question's common noun
-    assert _names_asked_of("How many volumes of notebooks did Agnes Holt's mentor leave?") == []  # the mentor's
-    assert _names_asked_of("How many boat bays were there in the boathouse Hugh Lastry paid for?") == []
-    assert _names_asked_of("In what year did the market town nearest Holmbrake Abbey get its charter?") == []
+    assert _names_asked_of("How many crew did the Sentinel carry?") == (("sentinel",),)
+    assert _names_asked_of("What is the population of Skerrin?") == (("skerrin",),)
+    assert _names_asked_of("Year Caddick was knighted?") == (("caddick",),)  # a terse question's common noun
+    assert _names_asked_of("How many volumes of notebooks did Agnes Holt's mentor leave?") == ()  # the mentor's
+    assert _names_asked_of("How many boat bays were there in the boathouse Hugh Lastry paid for?") == ()
+    assert _names_asked_of("In what year did the market town nearest Holmbrake Abbey get its charter?") == ()
 
 
 def test_the_sentence_speaks_of_the_question_s_thing_otherwise() -> None:
