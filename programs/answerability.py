@@ -187,6 +187,8 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            # a name's building is the named place ("which part of the *Montbrac building*": "the Montbrac distillery")
            (re.compile(r"\b([A-Z][\w'’-]+) building\b"), r"\1"),  # "turn off its signal *for good*": once, not for a while
            (re.compile(r"\bw(?:alk|alks|alked|alking) out\b", re.I), "strike"),  # "Why did the painters *walk out*?"
+           # "Why did Tobias Orlanc *choose to settle* in Kelbrunn?": the cause of the choice is the cause of the settling
+           (re.compile(r"^(\W*why\b.*?)\b(?:choose|chose|opt|opted) to ", re.I), r"\1"),
            # "Who *kicked* Ethelred *out*?" / "he was *forced* from his kingdom by Sweyn Forkbeard"
            (re.compile(r"\bkick(?:s|ed|ing)? ((?:[A-Z][\w'-]+ )*)out\b"), r"forced \1out"),
            # a release *ships* ("when Quennet 3.0 *shipped*"); a cargo is shipped, too, so only after a version number
@@ -866,6 +868,11 @@ _DENYING = re.compile(r"\b(?:except|excepting|excluding|excluded|exclusively|oth
 # with *multiple outputs*") is what an unanswerable variant changes.
 _ASKED_COMPOUND = re.compile(r"^(?:\w+ )?(?:what|which)(?:'s| is| was| are| were)?(?: the)? ([a-z]+) ([a-z]+) ([a-z]+)\b",
                              re.I)
+# What gives a cause: "resigned in 1904 *because of* failing eyesight", "widened *after* engineers judged it too narrow",
+# "hauled empty wagons up the other, *so* the incline needed no engine"
+GIVES_CAUSE = re.compile(r"\bbecause\b|\b(?:owing|due) to\b|\bin order to\b|\bso (?:that|as to)\b|\bcaused by\b|"
+                         r"\bresult of\b|\bblamed\b|\bfor fear\b|\bafter\b|,\s*so\b|\bciting\b", re.I)
+_WHY_Q = re.compile(r"^\W*why\b", re.I)
 _CAUSE = stem("cause")
 _CAUSE_Q = re.compile(r"\bwhat (?:\w+ ){0,2}?(started|caused|sparked|triggered|ended)\b", re.I)
 _DATED_EVENT = re.compile(r"^(?:in |on )?(?:when|(?:what|which) (?:year|date|decade|century|month|day)) (?:was|were|is|are|"
@@ -1661,7 +1668,7 @@ def denies_asked(what: Asked, text: str) -> bool:
 
 
 def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6, about: str = "",
-          lead: str = "") -> Answerability:
+          lead: str = "", page_opening: str = "") -> Answerability:
     """Score ``answer`` (citation marks ignored; ``title`` is its passage's title) against ``what``: 0 when
     it lacks the asked type, swaps a word of the question (:func:`substitution`, from
     ``conflict_coverage`` of the question's other words on), or is not about every name the question pins
@@ -1669,7 +1676,10 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     compose the suite?" is not answered by "Greta Voss is a composer"). A bridged answer's ``lead``, the
     sentence that named the bridge, covers the question's description ("the guide who led the first
     ascent"), never its type, and its words are not read as a swap ("the *third* son" is no answer to
-    "the *first* ascent" only when the sentence itself is about the ascent)."""
+    "the *first* ascent" only when the sentence itself is about the ascent). A sentence that gives the cause a
+    why-question asks may leave the rest of the event to ``about`` or its page's opening (``page_opening``, where the
+    page's first passage is at hand): "Penhallow resigned in 1904 because of failing eyesight" on a page that opens
+    "… was the first principal of …" answers why he stepped down as principal."""
     text = strip_citations(answer)
     if what.kind == "place" or (what.kind == "date" and not features(what.question).tokens & _LIFE_WORDS):
         # "Lena Tarrant (*born 1970*)" says when she was born: not where, nor when she did anything else ("In what
@@ -1696,6 +1706,11 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
                     # "What *breed* of dog …?": a kind of dog named ("a German Shepherd") says the breed too
                     and not ((t == what.category_term or t in _KIND_WORDS) and _kind_said(what, text))
                     and not _value_said(t, text) and not _made_by(what, t, text))
+    if missing and about and len(missing) < len(what.attribute) and _WHY_Q.match(what.question) and GIVES_CAUSE.search(text):
+        # "Why did Josiah Penhallow step down as principal?": "Penhallow resigned in 1904 because of failing eyesight"
+        # gives the cause of what it says; the page's opening says the rest ("… was the first *principal* of …")
+        opening = features(f"{about} {page_opening}")
+        missing = tuple(t for t in missing if not _term_present(t, opening.content, opening.prefixes))
     swapped = substitution(what, text, conflict_coverage, title, lead)
     if swapped is not None:
         missing = (*missing, f"the sentence {swapped}")
@@ -1757,5 +1772,5 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
                          bool(other) or denial or bool(other_page), denial and not elsewhere)
 
 
-__all__ = ["CALENDAR_WORDS", "PERSON_ROLE", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "denies_asked", "describes_by_role", "held_terms", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "stated_terms", "substitution", "unsaid",
+__all__ = ["CALENDAR_WORDS", "GIVES_CAUSE", "PERSON_ROLE", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "denies_asked", "describes_by_role", "held_terms", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "stated_terms", "substitution", "unsaid",
            "value_beside"]

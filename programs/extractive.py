@@ -181,6 +181,8 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
         ordered.sort(key=lambda c: not features(c.text).spans_year(bridge.entity))
     taken: set[str] = set()
     openings = {n: opening(context.passages[n - 1].text) for n in {c.number for c in ordered}}
+    # a page's opening, where its first passage is at hand (a later passage of it opens on something else)
+    page_openings = {p.doc_id: opening(p.text) for p in context.passages if p.metadata.get("position") == 0}
     for candidate in ordered:
         if len(out.chosen) >= max_sentences:
             break
@@ -204,6 +206,7 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
         # the second hop alone: the lead is quoted, not read for the description
         verdict = check(what, candidate.text, title=f"{passage.title}. {candidate.before}",
                         conflict_coverage=conflict_coverage, about=openings[candidate.number],
+                        page_opening=page_openings.get(passage.doc_id, ""),
                         lead="" if bridge is not None and bridge.asks else _read_in_place(context, lead))
         if verdict.score < answerability:
             out.shortfall = out.shortfall or verdict

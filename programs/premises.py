@@ -25,12 +25,14 @@ from typing import Literal
 import dspy
 
 from groundqa.judges import get_judge
-from groundqa.judges.lexical import features
+from groundqa.judges.lexical import TextFeatures, features, stem
+from groundqa.judges.paraphrase import said_otherwise
 from groundqa.runtime.run import RunStopped, current_run, stage_scope
 from groundqa.signatures.qa import ExtractPresuppositions, JudgeClaim, Presupposition
 from groundqa.signatures.types import Citation, Passage, PremiseVerdict
-from groundqa.text import split_sentences
+from groundqa.text import content_words, split_sentences
 
+from .answerability import GIVES_CAUSE
 from .context import build_context
 from .contradiction import ALL_KINDS, ConflictKind, find_contradiction
 from .gates import Gates
@@ -44,6 +46,8 @@ JudgeKind = Literal["lm", "offline"]
 ASKED_CONFLICTS: frozenset[ConflictKind] = frozenset(("year", "person", "antonym"))
 """How a passage may contradict the relation a look-up asks about (a negation there is mostly in passing)."""
 COUNTED_CONFLICTS: frozenset[ConflictKind] = ASKED_CONFLICTS | {"negation"}
+_WORDED_OTHERWISE = frozenset(("asked", "counted"))
+"""Roles whose claim a passage may word otherwise and is judged by support alone (``gates.asked_premise_threshold``)."""
 """How a passage may contradict what a how-many question counts: also by saying none of it happened ("no one was
 killed")."""
 
@@ -111,7 +115,7 @@ class PremiseVerifier(dspy.Module):
             best = max(best, gates.premise_floor)
             rationale = f"passage {passages[mention].chunk_id} mentions every part of it"
         else:
-            if claim.role != "asserted" and best < gates.premise_floor:
+            if claim.role in _WORDED_OTHERWISE and best < gates.premise_floor:
                 # a rare name embeds poorly ("made the *Great Tun*" scores 0.21 against its page): a passage that
                 # names everything the relation names, found in so many words, is near enough to judge
                 named = [p for p in self._named_passages(claim.claim, gates.premise_k) if _names_all(claim.claim, p)]
@@ -122,7 +126,7 @@ class PremiseVerifier(dspy.Module):
             polarity = claim.role != "asked" or not _PREVENTS.search(claim.claim)
             said, confidence, cited, rationale = self._judge(claim.claim, passages[:JUDGED], polarity=polarity)
         threshold, floor = gates.premise_threshold, gates.premise_floor
-        if claim.role != "asserted":
+        if claim.role in _WORDED_OTHERWISE:
             # what a look-up asks about may be worded otherwise where it is answered: it is judged by support
             # alone, whatever the verdict (the offline judge's confidence is its support score; an LM's
             # confidence in "unsupported" is one minus it), and only a claim no passage comes near is refused
@@ -137,6 +141,10 @@ class PremiseVerifier(dspy.Module):
                 supported, confidence, cited = True, max(confidence, threshold), [worded.chunk_id]
                 best = max(best, worded.score)
                 rationale = f"a sentence of passage {worded.chunk_id} (found by its words) says every word of it"
+        if not supported and claim.role == "explained" and best >= floor:
+            because = _explained(claim.claim, passages, threshold)
+            if because is not None:
+                supported, confidence, cited, rationale = True, because[1], [because[0].chunk_id], because[2]
         if said and not supported:
             rationale = (rationale + " " if rationale else "") + (
                 f"(confidence {confidence:.2f} < {threshold})" if confidence < threshold
@@ -151,7 +159,8 @@ class PremiseVerifier(dspy.Module):
             # what a look-up asks about is not denied by a sentence that negates one of its words in
             # passing ("no seeds are kept that way" for "the seed bank stores its seeds"): another year,
             # person or opposite predicate only
-            kinds = {"asserted": ALL_KINDS, "asked": ASKED_CONFLICTS, "counted": COUNTED_CONFLICTS}[claim.role]
+            kinds = {"asserted": ALL_KINDS, "explained": ALL_KINDS, "asked": ASKED_CONFLICTS,
+                     "counted": COUNTED_CONFLICTS}[claim.role]
             found = find_contradiction(claim.claim, passages, gates.contradiction, kinds)
             if found is not None:
                 source = passages[found.passage]
@@ -257,6 +266,55 @@ class PremiseVerifier(dspy.Module):
 _PREVENTS = re.compile(r"\bfrom \w+ing\b|\b(?:prevent|prohibit|forbid|forbade|avoid|fail|lack|refus|ban|bann|"
                        r"block|den(?:y|ie))\w*", re.I)
 """A relation worded as what does not happen ("keep an object from moving", "avoid problems")."""
+
+
+_NOT_PREDICATE = frozenset(("not", "never", "no", "ever", "also", "still", "first", "once", "again", "be", "been",
+                            "being", "to", "the", "a", "an"))
+
+
+def _explained(claim: str, passages: list[Passage], threshold: float) -> tuple[Passage, float, str] | None:
+    """(passage, confidence, rationale) of the first sentence that gives a cause (``_GIVES_CAUSE``) and, read under its
+    page's title, states what a why-question asks the cause of: "Penhallow resigned in 1904 because of failing
+    eyesight" on Josiah Penhallow's page states "Josiah Penhallow resigned as principal". The judge reads passages
+    by the best of their units, where a sentence without its page's name embeds far from the claim; the sentence that
+    explains the event is the one a why-question stands on. Its predicate must be said (``_predicate``): "The release
+    was delayed *because of* a miscompilation" does not state that Quennet 3.4 was *recalled*."""
+    predicate = _predicate(claim)
+    judge = get_judge("offline")
+    for passage in passages:
+        for sentence in split_sentences(passage.text):
+            if not GIVES_CAUSE.search(sentence):
+                continue
+            unit = f"{passage.title}. {sentence}" if passage.title else sentence
+            if predicate and not _says(predicate, features(unit)):
+                continue
+            verdict = judge.judge(claim, [unit])
+            if verdict.entailed and verdict.confidence >= threshold:
+                return passage, verdict.confidence, f"a sentence of passage {passage.chunk_id} gives its cause: {verdict.rationale}"
+    return None
+
+
+def _predicate(claim: str) -> str | None:
+    """The stem of what a claim says its subject did: the first content word after its first name (its first content
+    word without one); ``None`` when nothing follows the name."""
+    words = [w.strip(",;:()\"") for w in claim.split()]
+    start = next((i for i, w in enumerate(words) if w[:1].isupper() or w[:1].isdigit()), None)
+    index = 0
+    if start is not None:
+        index = start
+        while index < len(words) and (words[index][:1].isupper() or words[index][:1].isdigit()):
+            index += 1
+    while index < len(words):
+        word = words[index].lower()
+        if word and word not in _NOT_PREDICATE and content_words(word):
+            return stem(word)
+        index += 1
+    return None
+
+
+def _says(term: str, unit: TextFeatures) -> bool:
+    """Whether ``unit`` says ``term`` (a stem), in its word or one that says it otherwise (:mod:`.paraphrase`)."""
+    return unit.covers_misspelt(term) or bool(said_otherwise(term) & unit.content)
 
 
 def _titled(passage: Passage) -> str:

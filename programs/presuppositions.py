@@ -9,7 +9,9 @@ granted ("When did Paolo Marchetti design the lights?"). Rules, in order:
   asked, not presupposed: "Did X ever live on Calder?");
 * a **how many … were <participle>** question presupposes that what it counts happened (role ``counted``:
   worded otherwise like an asked relation, and denied by a passage that says none did: "no one was killed");
-* a **why** question presupposes its whole remainder ("Why was the festival cancelled in 2020?");
+* a **why** question presupposes its whole remainder ("Why was the festival cancelled in 2020?"), asserted
+  (role ``explained``): a sentence that gives its cause may also state it ("She *resigned* in 1904 *because of*
+  failing eyesight" for "Why did she step down?");
 * a **look-up** (the slot, then *is/are/was/were*, then what it is about) presupposes the names and
   years it pins, a possessive relation between two names ("Colm Ardley's Nine Dark Nights"), and a
   definite description placed by a locative or participle ("the tunnel *under* the Vessany Strait",
@@ -81,7 +83,7 @@ _LOCATED_DESCRIPTION = re.compile(
 _ARTICLES = frozenset(("'s", "the", "a", "an"))
 MAX_CLAIMS = 3
 Kind = Literal["existence", "event"]
-Role = Literal["asserted", "asked", "counted"]
+Role = Literal["asserted", "asked", "counted", "explained"]
 MAX_WORDS = 15
 
 
@@ -253,7 +255,7 @@ def heuristic_presuppositions(question: str) -> list[Presupposition]:
     # backing of Y"), so it is held to gates.asked_premise_threshold, not gates.premise_threshold
     claim: list[Claim] = [(remainder, "the question takes this for granted", kind)]
     if wh == "why":
-        return _claims(claim)
+        return _claims(claim, "explained")
     if ((RELATIVE_HEAD.search(text) or describes_by_role(text) or _DESCRIBED_AGENT.search(text)) and describes_entity(text)
             and not asks_for_description(text)):
         # a bridged question's relation spans two pages (one names the company *that* bought the paper, or the

@@ -16,9 +16,10 @@ class Presupposition(BaseModel):
     kind: Literal["existence", "event"] = Field(
         default="event", description="existence: only that something named or described exists; event: that "
                                      "something happened or holds")
-    role: Literal["asserted", "asked", "counted"] = Field(
-        default="asserted", description="asserted: the question states it as given (a name, a year, a relation, "
-                                        "or all of a why-question); asked: the relation a look-up asks about, "
+    role: Literal["asserted", "asked", "counted", "explained"] = Field(
+        default="asserted", description="asserted: the question states it as given (a name, a year, a relation); "
+                                        "explained: all of a why-question, which a sentence that gives its cause "
+                                        "may state; asked: the relation a look-up asks about, "
                                         "which a passage may state in other words; counted: what a how-many "
                                         "question counts as having happened, which a passage denies by saying "
                                         "none did ('no one was killed')")

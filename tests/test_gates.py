@@ -479,7 +479,7 @@ def test_gate_overrides_from_the_command_line():
 @pytest.mark.parametrize("question, role", [
     ("Which company sponsors development of Quorvane?", "asked"),
     ("How many research scientists does the Carrowmede Marine Institute employ?", "asked"),
-    ("Why was the Lodestack engine written in C++?", "asserted"),
+    ("Why was the Lodestack engine written in C++?", "explained"),
 ])
 def test_what_a_look_up_asks_about_is_asked_and_what_a_why_question_explains_is_asserted(question: str, role: str):
     claims = heuristic_presuppositions(question)

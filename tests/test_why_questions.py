@@ -1,0 +1,106 @@
+"""A why-question stands on the sentence that gives its cause (session 46): "Penhallow resigned in 1904 *because of*
+failing eyesight" on Josiah Penhallow's page states what "Why did Josiah Penhallow step down as principal?" takes for
+granted, and answers it, though the sentence alone neither names him in full nor says "principal" (his page's opening
+does)."""
+
+from __future__ import annotations
+
+from groundqa.judges.lexical import stem
+from groundqa.programs.answerability import asked, check, plain_words
+from groundqa.programs.gates import Gates
+from groundqa.programs.premises import PremiseVerifier, _explained, _predicate
+from groundqa.programs.presuppositions import heuristic_presuppositions
+from groundqa.signatures.types import Passage
+
+_OPENING = ("The Reverend Josiah Penhallow (1840–1912) was the first principal of Wendlecombe Agricultural College, "
+            "serving from 1887 to 1904.")
+
+
+def _passage(chunk: str, text: str, title: str) -> Passage:
+    return Passage(chunk_id=chunk, doc_id=chunk.split("#")[0], title=title, text=text, score=0.6)
+
+
+class _Fixed:
+    def __init__(self, *passages: Passage) -> None:
+        self.passages = list(passages)
+
+    def retrieve(self, query: str, k: int, contains: tuple[str, ...] = (), lexical: int = 0) -> list[Passage]:
+        return [p for p in self.passages if not contains or any(c in p.text for c in contains)][:k]
+
+
+def _verdict(question: str, *passages: Passage):
+    verifier = PremiseVerifier(_Fixed(*passages), extractor="heuristic", judge="offline")
+    (claim,) = verifier.presuppositions(question)
+    return claim, verifier.verify(claim, Gates())
+
+
+_PENHALLOW = (
+    _passage("penhallow#1", f"{_OPENING} He also introduced compulsory Sunday chapel and a ban on students keeping dogs.",
+             "Josiah Penhallow"),
+    _passage("penhallow#2", "His own herbarium of 3,100 pressed specimens was given to the college library. Penhallow "
+                            "resigned in 1904 because of failing eyesight and retired to the coast at Skelby Bay.",
+             "Josiah Penhallow"),
+)
+
+
+def test_what_a_why_question_explains_is_stated_by_the_sentence_that_gives_its_cause():
+    claim, verdict = _verdict("Why did Josiah Penhallow step down as principal?", *_PENHALLOW)
+    assert (claim.claim, claim.role) == ("Josiah Penhallow resigned as principal", "explained")
+    assert verdict.supported and verdict.evidence == ["penhallow#2"]
+    assert "gives its cause" in verdict.rationale
+    # the same claim merely asserted is judged by the passages' units alone, where the sentence without his page's
+    # name embeds far from it
+    plain = PremiseVerifier(_Fixed(*_PENHALLOW), extractor="heuristic", judge="offline")
+    assert not plain.verify(claim.model_copy(update={"role": "asserted"}), Gates()).supported
+
+
+def test_a_cause_of_something_else_does_not_state_the_event():
+    # every word but the event's own: "delayed because of a miscompilation" is no recall of Quennet 3.4
+    release = _passage("quennet-3-4#1", "Quennet 3.4 was released on 2 March 2019. The release was delayed by five weeks "
+                                        "because of a miscompilation found on FreeBSD.", "Quennet 3.4")
+    (claim,) = heuristic_presuppositions("Why was Quennet 3.4 recalled after its release?")
+    assert claim.role == "explained" and _explained(claim.claim, [release], 0.6) is None
+    # where the event is said, the sentence that gives its cause is found
+    recalled = release.model_copy(update={"text": "Quennet 3.4 was recalled after its release because of a "
+                                                  "miscompilation found on FreeBSD."})
+    assert _explained(claim.claim, [recalled], 0.6) is not None
+    # a sentence that states the event without giving a cause is left to the passages' own reading
+    quiet = _passage("penhallow#2", "Penhallow resigned in 1904 and retired to the coast at Skelby Bay.", "Josiah Penhallow")
+    assert _explained("Josiah Penhallow resigned as principal", [quiet], 0.6) is None
+    assert _explained("Josiah Penhallow resigned as principal", [_PENHALLOW[1]], 0.6) is not None
+
+
+def test_the_predicate_is_what_follows_the_name():
+    assert _predicate("Josiah Penhallow resigned as principal") == stem("resigned")
+    assert _predicate("the Firnboden T-bar shut down") == stem("shut")
+    assert _predicate("Hesper never been steamed again") == stem("steamed")
+    assert _predicate("Quennet 3.4 recalled after its release") == stem("recalled")
+    assert _predicate("the painters walk out") == stem("painters")  # no name: the first content word
+
+
+def test_a_choice_to_act_is_explained_by_the_cause_of_the_act():
+    assert plain_words("Why did Tobias Orlanc choose to settle in Kelbrunn?") == "Why did Tobias Orlanc settle in Kelbrunn?"
+    # outside a why-question the choice is its own event (when it was made); a decision is one, said as such ("announced
+    # the decision, citing severe geological faulting")
+    assert plain_words("When did Tobias Orlanc choose to settle in Kelbrunn?") == (
+        "When did Tobias Orlanc choose to settle in Kelbrunn?")
+    assert "decide" in plain_words("Why did the Northern Fuel Board decide to shut Varnholt Colliery?")
+
+
+def test_the_page_opening_says_what_the_sentence_giving_the_cause_leaves_out():
+    what = asked("Why did Josiah Penhallow step down as principal?")
+    because = "Penhallow resigned in 1904 because of failing eyesight and retired to the coast at Skelby Bay."
+    assert check(what, because, title="Josiah Penhallow. ", about=_OPENING).score >= 0.6
+    # a later passage of his page opens on something else: its page's opening, where at hand, says it
+    later = "His own herbarium of 3,100 pressed specimens was given to the college library."
+    assert "principal" in check(what, because, title="Josiah Penhallow. ", about=later).missing
+    assert check(what, because, title="Josiah Penhallow. ", about=later, page_opening=_OPENING).score >= 0.6
+    # no cause given: the sentence must say the whole event itself
+    assert "principal" in check(what, "Penhallow resigned in 1904 and retired to the coast at Skelby Bay.",
+                                title="Josiah Penhallow. ", about=_OPENING).missing
+    # an opening that does not say it leaves it missing
+    assert "principal" in check(what, because, title="Josiah Penhallow. ",
+                                about="Josiah Penhallow (1840–1912) was an English clergyman and botanist.").missing
+    # the sentence must say some of the event itself: the opening cannot say all of it
+    assert check(what, "The college closed its farm in 1958 because of falling enrolment.", title="Josiah Penhallow. ",
+                 about=_OPENING).score < 0.6
