@@ -873,6 +873,13 @@ _ASKED_COMPOUND = re.compile(r"^(?:\w+ )?(?:what|which)(?:'s| is| was| are| were
 GIVES_CAUSE = re.compile(r"\bbecause\b|\b(?:owing|due) to\b|\bin order to\b|\bso (?:that|as to)\b|\bcaused by\b|"
                          r"\bresult of\b|\bblamed\b|\bfor fear\b|\bafter\b|,\s*so\b|\bciting\b", re.I)
 _WHY_Q = re.compile(r"^\W*why\b", re.I)
+
+
+def asks_why(question: str) -> bool:
+    """Whether ``question`` asks for a cause ("Why did …?")."""
+    return _WHY_Q.match(question) is not None
+
+
 _CAUSE = stem("cause")
 _CAUSE_Q = re.compile(r"\bwhat (?:\w+ ){0,2}?(started|caused|sparked|triggered|ended)\b", re.I)
 _DATED_EVENT = re.compile(r"^(?:in |on )?(?:when|(?:what|which) (?:year|date|decade|century|month|day)) (?:was|were|is|are|"
@@ -1706,7 +1713,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
                     # "What *breed* of dog …?": a kind of dog named ("a German Shepherd") says the breed too
                     and not ((t == what.category_term or t in _KIND_WORDS) and _kind_said(what, text))
                     and not _value_said(t, text) and not _made_by(what, t, text))
-    if missing and about and len(missing) < len(what.attribute) and _WHY_Q.match(what.question) and GIVES_CAUSE.search(text):
+    if missing and about and len(missing) < len(what.attribute) and asks_why(what.question) and GIVES_CAUSE.search(text):
         # "Why did Josiah Penhallow step down as principal?": "Penhallow resigned in 1904 because of failing eyesight"
         # gives the cause of what it says; the page's opening says the rest ("… was the first *principal* of …")
         opening = features(f"{about} {page_opening}")
@@ -1772,5 +1779,5 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
                          bool(other) or denial or bool(other_page), denial and not elsewhere)
 
 
-__all__ = ["CALENDAR_WORDS", "GIVES_CAUSE", "PERSON_ROLE", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "check", "denies_asked", "describes_by_role", "held_terms", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "stated_terms", "substitution", "unsaid",
+__all__ = ["CALENDAR_WORDS", "GIVES_CAUSE", "PERSON_ROLE", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "asks_why", "check", "denies_asked", "describes_by_role", "held_terms", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "stated_terms", "substitution", "unsaid",
            "value_beside"]

@@ -30,9 +30,11 @@ from groundqa.store.embeddings import get_embedder
 from groundqa.text import content_words, embedded_text, opening, split_sentences, strip_citations
 
 from .answerability import (
+    GIVES_CAUSE,
     Answerability,
     Asked,
     asked,
+    asks_why,
     check,
     holds_value,
     in_term,
@@ -179,6 +181,10 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
         # a year bridge is answered by a term that holds the year ("Henrik Oldeborg held the post from 1962 to 1979")
         # before a sentence that only has the year ("Clay came from the Tessing pit until 1967")
         ordered.sort(key=lambda c: not features(c.text).spans_year(bridge.entity))
+    if asks_why(question):
+        # a why-question is answered by the sentence that gives a cause ("The rule was introduced *because* spectators
+        # … had complained"), before one that only says what the thing is ("The Lannerhaug draw rule is a regulation …")
+        ordered.sort(key=lambda c: GIVES_CAUSE.search(c.text) is None)
     taken: set[str] = set()
     openings = {n: opening(context.passages[n - 1].text) for n in {c.number for c in ordered}}
     # a page's opening, where its first passage is at hand (a later passage of it opens on something else)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from .answer_values import lacks_measure, life_event_unsaid
-from .answerability import Asked, asked, check, holds_value, says_denial
+from .answerability import GIVES_CAUSE, Asked, asked, asks_why, check, holds_value, says_denial
 from .context import NumberedContext
 from .extractive import ScoredSentence, rank_sentences
 from .judge_budget import AnswerJudgment, JudgeBudgetSpent
@@ -126,7 +126,8 @@ def second_opinion(question: str, context: NumberedContext, judge: AnswerJudgmen
     """The judge's margins for ``chosen`` (the rules' sentences) and, unless it gives one of them ``trust`` or more,
     for the ``candidates`` best-ranked citable sentences: the best of these is preferred if the judge reads it as an
     answer (margin above 0) and it leads the best of ``chosen`` by ``lead``. A question that asks what is not so reads
-    only sentences that deny or exclude something."""
+    only sentences that deny or exclude something; a why-question whose chosen sentence gives a cause, only sentences
+    that give one."""
     try:
         quoted = max((_margin(question, context, judge, c) for c in chosen), default=-math.inf)
     except JudgeBudgetSpent:  # no opinion: the rules' choice stands
@@ -134,8 +135,12 @@ def second_opinion(question: str, context: NumberedContext, judge: AnswerJudgmen
     if quoted >= trust:
         return SecondOpinion(quoted)
     taken = {c.text for c in chosen}
+    # the rules chose a sentence that gives the cause a why-question asks: another is preferred only if it gives one
+    # too ("Ashby retired in 1902 because of failing eyesight" over "He succeeded Edmund Fairlie, under whom …")
+    caused = asks_why(question) and any(GIVES_CAUSE.search(c.text) for c in chosen)
     best = _best(question, context, judge,
-                 [c for c in islice(_readable(question, context, citable), candidates) if c.text not in taken])
+                 [c for c in islice(_readable(question, context, citable), candidates) if c.text not in taken
+                  and (not caused or GIVES_CAUSE.search(c.text))])
     if best is None or best.margin <= 0.0 or best.margin - quoted < lead:
         return SecondOpinion(quoted)
     return SecondOpinion(quoted, best)

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from groundqa.judges.lexical import stem
 from groundqa.programs.answerability import asked, check, plain_words
+from groundqa.programs.context import build_context
+from groundqa.programs.extractive import extractive_answer, rank_sentences
 from groundqa.programs.gates import Gates
 from groundqa.programs.premises import PremiseVerifier, _explained, _predicate
 from groundqa.programs.presuppositions import heuristic_presuppositions
+from groundqa.programs.rescue import second_opinion
 from groundqa.signatures.types import Passage
 
 _OPENING = ("The Reverend Josiah Penhallow (1840–1912) was the first principal of Wendlecombe Agricultural College, "
@@ -104,3 +107,47 @@ def test_the_page_opening_says_what_the_sentence_giving_the_cause_leaves_out():
     # the sentence must say some of the event itself: the opening cannot say all of it
     assert check(what, "The college closed its farm in 1958 because of falling enrolment.", title="Josiah Penhallow. ",
                  about=_OPENING).score < 0.6
+
+
+_ASHBY = (
+    _passage("cornelius-ashby#1", "Cornelius Ashby (1838–1911) edited the Carrowmere Sentinel for twenty-eight years, "
+                                  "from 1874 to 1902. He succeeded Edmund Fairlie, under whom he had served as chief "
+                                  "reporter. His editorials drew him into a long feud with Bartholomew Quill. Ashby "
+                                  "retired in 1902 because of failing eyesight.", "Cornelius Ashby"),
+)
+_RULE = _passage("lannerhaug-draw-rule#1", "The Lannerhaug draw rule is a regulation of the Calvonian Chess Federation "
+                                            "that forbids players to agree a draw before Black's 30th move. The rule was "
+                                            "introduced because spectators and sponsors had complained about short "
+                                            "draws at the Meirholt Open.", "Lannerhaug draw rule")
+
+
+def test_a_why_question_is_answered_by_the_sentence_that_gives_a_cause_first():
+    question = "Why was the Lannerhaug draw rule brought in?"
+    found = extractive_answer(question, build_context([_RULE], 4000), floor=0.0, answerability=0.6, max_sentences=1)
+    assert "because spectators" in found.answer
+    # the same passage asked what the rule is: the definition is quoted
+    found = extractive_answer("What does the Lannerhaug draw rule forbid?", build_context([_RULE], 4000), floor=0.0,
+                              answerability=0.6, max_sentences=1)
+    assert "forbids players" in found.answer
+
+
+def test_an_editorship_given_up_is_a_retirement_from_editing():
+    what = asked("Why did Cornelius Ashby give up the editorship?")
+    assert check(what, "Ashby retired in 1902 because of failing eyesight.", title="Cornelius Ashby. ",
+                 about=_ASHBY[0].text.split(". ")[0]).score >= 0.6
+
+
+def test_the_judge_prefers_no_sentence_without_a_cause_to_one_that_gives_it():
+    question = "Why did Cornelius Ashby give up the editorship?"
+    context = build_context(list(_ASHBY), 4000)
+    ranked = rank_sentences(question, context)
+    chosen = [c for c in ranked if "failing eyesight" in c.text]
+
+    def likes_the_succession(title: str, before: str, sentence: str, q: str) -> float:
+        return 0.3 if "succeeded" in sentence else -2.7
+
+    assert second_opinion(question, context, likes_the_succession, chosen, 2.0, 6).preferred is None
+    # where the rules chose a sentence without a cause, the judge's preference stands
+    plain = [c for c in ranked if "editorials" in c.text]
+    preferred = second_opinion(question, context, likes_the_succession, plain, 2.0, 6).preferred
+    assert preferred is not None and "succeeded" in preferred.text

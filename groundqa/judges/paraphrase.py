@@ -163,6 +163,9 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "monk": "abbey monastery priory friary friar brother",  # "gave it *to the monks*" / "*the abbey* obtained it"
     "interview": "question questioned questioning examine examined",  # "*interviewed* 34 monks" / "*questioned* each"
     "inspection": "visitation visit inspect inspected",  # "his 1462 *inspection*" / "the *visitation* of 1462"
+    # "Why did he *invent* his splint?" / "Kittredge *designed* it because"; "Who *invented* the frame?" / "*patented* … by"
+    "invent": "design designed devise devised patent patented",
+    "editorship": "editor edited edit",  # "give up the *editorship*" / "Cornelius Ashby *edited* the Sentinel"
 })
 
 
