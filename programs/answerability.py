@@ -869,9 +869,13 @@ _DENYING = re.compile(r"\b(?:except|excepting|excluding|excluded|exclusively|oth
 _ASKED_COMPOUND = re.compile(r"^(?:\w+ )?(?:what|which)(?:'s| is| was| are| were)?(?: the)? ([a-z]+) ([a-z]+) ([a-z]+)\b",
                              re.I)
 # What gives a cause: "resigned in 1904 *because of* failing eyesight", "widened *after* engineers judged it too narrow",
-# "hauled empty wagons up the other, *so* the incline needed no engine"
+# "hauled empty wagons up the other, *so* the incline needed no engine"; an "after" that gives a time does not
 GIVES_CAUSE = re.compile(r"\bbecause\b|\b(?:owing|due) to\b|\bin order to\b|\bso (?:that|as to)\b|\bcaused by\b|"
-                         r"\bresult of\b|\bblamed\b|\bfor fear\b|\bafter\b|,\s*so\b|\bciting\b", re.I)
+                         r"\bresult of\b|\bblamed\b|\bfor fear\b|,\s*so\b|\bciting\b|"
+                         # not a time ("called off *after 47 days*", "after 1990", "after two years")
+                         r"\bafter\b(?! (?:\d|(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|several|many|"
+                         r"a few|some) (?:\w+ )?(?:days?|weeks?|months?|years?|hours?|minutes?|decades?|seasons?)\b))",
+                         re.I)
 _WHY_Q = re.compile(r"^\W*why\b", re.I)
 
 

@@ -6,7 +6,7 @@ does)."""
 from __future__ import annotations
 
 from groundqa.judges.lexical import stem
-from groundqa.programs.answerability import asked, check, plain_words
+from groundqa.programs.answerability import GIVES_CAUSE, asked, check, plain_words
 from groundqa.programs.context import build_context
 from groundqa.programs.extractive import extractive_answer, rank_sentences
 from groundqa.programs.gates import Gates
@@ -151,3 +151,10 @@ def test_the_judge_prefers_no_sentence_without_a_cause_to_one_that_gives_it():
     plain = [c for c in ranked if "editorials" in c.text]
     preferred = second_opinion(question, context, likes_the_succession, plain, 2.0, 6).preferred
     assert preferred is not None and "succeeded" in preferred.text
+
+
+def test_an_after_that_gives_a_time_gives_no_cause():
+    assert GIVES_CAUSE.search("It was called by the union after the management announced a 15 percent cut.")
+    for timed in ("The strike was called off by the union after 47 days.", "It reopened after two years.",
+                  "Ringing totals fell after 1990.", "The bell was rehung after a few weeks."):
+        assert not GIVES_CAUSE.search(timed), timed
