@@ -8,7 +8,9 @@ answered, a passage may word it otherwise. An *existence* claim (a name,
 a located description, a dated subject) also holds when one passage names every part of it, whatever its
 wording and however low it ranks; when the nearest passages do not, the claim's most specific word is
 looked up in so many words (Chroma's full-text filter), since a rare name embeds poorly. A look-up about
-something the corpus knows is never refused. An unsupported claim is then
+something the corpus knows is never refused. What a why-question explains (role ``explained``) also holds where a
+sentence that gives its cause states it under its page's title ("Penhallow resigned in 1904 *because of* failing
+eyesight" for "Why did Josiah Penhallow step down as principal?"). An unsupported claim is then
 checked for a contradiction (:mod:`.contradiction`): a passage that says otherwise makes it
 ``contradicted``, with that sentence as the correction; silence leaves it ``unsupported``. When
 extraction or judging fails the verifier fails open (the question goes on) or closed (the program
@@ -46,10 +48,10 @@ JudgeKind = Literal["lm", "offline"]
 ASKED_CONFLICTS: frozenset[ConflictKind] = frozenset(("year", "person", "antonym"))
 """How a passage may contradict the relation a look-up asks about (a negation there is mostly in passing)."""
 COUNTED_CONFLICTS: frozenset[ConflictKind] = ASKED_CONFLICTS | {"negation"}
-_WORDED_OTHERWISE = frozenset(("asked", "counted"))
-"""Roles whose claim a passage may word otherwise and is judged by support alone (``gates.asked_premise_threshold``)."""
 """How a passage may contradict what a how-many question counts: also by saying none of it happened ("no one was
 killed")."""
+_WORDED_OTHERWISE = frozenset(("asked", "counted"))
+"""Roles whose claim a passage may word otherwise and is judged by support alone (``gates.asked_premise_threshold``)."""
 
 
 class PremiseVerifier(dspy.Module):
@@ -273,12 +275,13 @@ _NOT_PREDICATE = frozenset(("not", "never", "no", "ever", "also", "still", "firs
 
 
 def _explained(claim: str, passages: list[Passage], threshold: float) -> tuple[Passage, float, str] | None:
-    """(passage, confidence, rationale) of the first sentence that gives a cause (``_GIVES_CAUSE``) and, read under its
+    """(passage, confidence, rationale) of the first sentence that gives a cause (``GIVES_CAUSE``) and, read under its
     page's title, states what a why-question asks the cause of: "Penhallow resigned in 1904 because of failing
     eyesight" on Josiah Penhallow's page states "Josiah Penhallow resigned as principal". The judge reads passages
     by the best of their units, where a sentence without its page's name embeds far from the claim; the sentence that
     explains the event is the one a why-question stands on. Its predicate must be said (``_predicate``): "The release
-    was delayed *because of* a miscompilation" does not state that Quennet 3.4 was *recalled*."""
+    was delayed *because of* a miscompilation" does not state that Quennet 3.4 was *recalled*. The offline judge reads
+    it, whichever judge the verifier was given: a check of one sentence's words, as :meth:`PremiseVerifier._worded` is."""
     predicate = _predicate(claim)
     judge = get_judge("offline")
     for passage in passages:
