@@ -27,8 +27,8 @@ from typing import Literal
 import dspy
 
 from groundqa.judges import get_judge
-from groundqa.judges.lexical import TextFeatures, features, stem
-from groundqa.judges.paraphrase import said_otherwise
+from groundqa.judges.lexical import features, stem
+from groundqa.judges.paraphrase import says
 from groundqa.runtime.run import RunStopped, current_run, stage_scope
 from groundqa.signatures.qa import ExtractPresuppositions, JudgeClaim, Presupposition
 from groundqa.signatures.types import Citation, Passage, PremiseVerdict
@@ -289,7 +289,7 @@ def _explained(claim: str, passages: list[Passage], threshold: float) -> tuple[P
             if not GIVES_CAUSE.search(sentence):
                 continue
             unit = f"{passage.title}. {sentence}" if passage.title else sentence
-            if predicate and not _says(predicate, features(unit)):
+            if predicate and not says(predicate, features(unit)):
                 continue
             verdict = judge.judge(claim, [unit])
             if verdict.entailed and verdict.confidence >= threshold:
@@ -313,11 +313,6 @@ def _predicate(claim: str) -> str | None:
             return stem(word)
         index += 1
     return None
-
-
-def _says(term: str, unit: TextFeatures) -> bool:
-    """Whether ``unit`` says ``term`` (a stem), in its word or one that says it otherwise (:mod:`.paraphrase`)."""
-    return unit.covers_misspelt(term) or bool(said_otherwise(term) & unit.content)
 
 
 def _titled(passage: Passage) -> str:

@@ -5,6 +5,8 @@ does)."""
 
 from __future__ import annotations
 
+from scripted_retrieval import ScriptedRetriever, passage
+
 from groundqa.judges.lexical import stem
 from groundqa.programs.answerability import GIVES_CAUSE, asked, check, plain_words
 from groundqa.programs.context import build_context
@@ -19,28 +21,16 @@ _OPENING = ("The Reverend Josiah Penhallow (1840–1912) was the first principal
             "serving from 1887 to 1904.")
 
 
-def _passage(chunk: str, text: str, title: str) -> Passage:
-    return Passage(chunk_id=chunk, doc_id=chunk.split("#")[0], title=title, text=text, score=0.6)
-
-
-class _Fixed:
-    def __init__(self, *passages: Passage) -> None:
-        self.passages = list(passages)
-
-    def retrieve(self, query: str, k: int, contains: tuple[str, ...] = (), lexical: int = 0) -> list[Passage]:
-        return [p for p in self.passages if not contains or any(c in p.text for c in contains)][:k]
-
-
 def _verdict(question: str, *passages: Passage):
-    verifier = PremiseVerifier(_Fixed(*passages), extractor="heuristic", judge="offline")
+    verifier = PremiseVerifier(ScriptedRetriever(passages), extractor="heuristic", judge="offline")
     (claim,) = verifier.presuppositions(question)
     return claim, verifier.verify(claim, Gates())
 
 
 _PENHALLOW = (
-    _passage("penhallow#1", f"{_OPENING} He also introduced compulsory Sunday chapel and a ban on students keeping dogs.",
+    passage("penhallow#1", 0.6, f"{_OPENING} He also introduced compulsory Sunday chapel and a ban on students keeping dogs.",
              "Josiah Penhallow"),
-    _passage("penhallow#2", "His own herbarium of 3,100 pressed specimens was given to the college library. Penhallow "
+    passage("penhallow#2", 0.6, "His own herbarium of 3,100 pressed specimens was given to the college library. Penhallow "
                             "resigned in 1904 because of failing eyesight and retired to the coast at Skelby Bay.",
              "Josiah Penhallow"),
 )
@@ -53,13 +43,13 @@ def test_what_a_why_question_explains_is_stated_by_the_sentence_that_gives_its_c
     assert "gives its cause" in verdict.rationale
     # the same claim merely asserted is judged by the passages' units alone, where the sentence without his page's
     # name embeds far from it
-    plain = PremiseVerifier(_Fixed(*_PENHALLOW), extractor="heuristic", judge="offline")
+    plain = PremiseVerifier(ScriptedRetriever(_PENHALLOW), extractor="heuristic", judge="offline")
     assert not plain.verify(claim.model_copy(update={"role": "asserted"}), Gates()).supported
 
 
 def test_a_cause_of_something_else_does_not_state_the_event():
     # every word but the event's own: "delayed because of a miscompilation" is no recall of Quennet 3.4
-    release = _passage("quennet-3-4#1", "Quennet 3.4 was released on 2 March 2019. The release was delayed by five weeks "
+    release = passage("quennet-3-4#1", 0.6, "Quennet 3.4 was released on 2 March 2019. The release was delayed by five weeks "
                                         "because of a miscompilation found on FreeBSD.", "Quennet 3.4")
     (claim,) = heuristic_presuppositions("Why was Quennet 3.4 recalled after its release?")
     assert claim.role == "explained" and _explained(claim.claim, [release], 0.6) is None
@@ -68,7 +58,7 @@ def test_a_cause_of_something_else_does_not_state_the_event():
                                                   "miscompilation found on FreeBSD."})
     assert _explained(claim.claim, [recalled], 0.6) is not None
     # a sentence that states the event without giving a cause is left to the passages' own reading
-    quiet = _passage("penhallow#2", "Penhallow resigned in 1904 and retired to the coast at Skelby Bay.", "Josiah Penhallow")
+    quiet = passage("penhallow#2", 0.6, "Penhallow resigned in 1904 and retired to the coast at Skelby Bay.", "Josiah Penhallow")
     assert _explained("Josiah Penhallow resigned as principal", [quiet], 0.6) is None
     assert _explained("Josiah Penhallow resigned as principal", [_PENHALLOW[1]], 0.6) is not None
 
@@ -110,12 +100,12 @@ def test_the_page_opening_says_what_the_sentence_giving_the_cause_leaves_out():
 
 
 _ASHBY = (
-    _passage("cornelius-ashby#1", "Cornelius Ashby (1838–1911) edited the Carrowmere Sentinel for twenty-eight years, "
+    passage("cornelius-ashby#1", 0.6, "Cornelius Ashby (1838–1911) edited the Carrowmere Sentinel for twenty-eight years, "
                                   "from 1874 to 1902. He succeeded Edmund Fairlie, under whom he had served as chief "
                                   "reporter. His editorials drew him into a long feud with Bartholomew Quill. Ashby "
                                   "retired in 1902 because of failing eyesight.", "Cornelius Ashby"),
 )
-_RULE = _passage("lannerhaug-draw-rule#1", "The Lannerhaug draw rule is a regulation of the Calvonian Chess Federation "
+_RULE = passage("lannerhaug-draw-rule#1", 0.6, "The Lannerhaug draw rule is a regulation of the Calvonian Chess Federation "
                                             "that forbids players to agree a draw before Black's 30th move. The rule was "
                                             "introduced because spectators and sponsors had complained about short "
                                             "draws at the Meirholt Open.", "Lannerhaug draw rule")

@@ -18,7 +18,7 @@ import numpy as np
 
 from groundqa.judges.base import Verdict
 from groundqa.judges.lexical import TextFeatures, features, names_conflict, token_features
-from groundqa.judges.paraphrase import said_otherwise
+from groundqa.judges.paraphrase import says
 from groundqa.judges.premise_units import ParsedPremise, bridged, parse_premise, union
 
 NEGATION_MISMATCH = "negation mismatch"
@@ -277,8 +277,7 @@ class OfflineJudge:
                asserted: TextFeatures, polarity: bool = True) -> _Scored:
         # a word said otherwise counts ("quit the Board" / "resigned from the Board"; :mod:`.paraphrase`)
         missing = sorted(t for t in hyp.content
-                         if not unit.covers_misspelt(t) and not said_otherwise(t) & unit.content
-                         and not unit.covers_in_compound(t, hyp.content - {t}))
+                         if not says(t, unit) and not unit.covers_in_compound(t, hyp.content - {t}))
         coverage = 1.0 - len(missing) / len(hyp.content)
         if self.use_embeddings:
             scaled = min(1.0, max(0.0, (sim - self.sim_low) / (self.sim_high - self.sim_low)))

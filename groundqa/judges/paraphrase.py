@@ -11,7 +11,7 @@ not every courier a paper. Idioms are read before this table (``plain_words`` in
 
 from __future__ import annotations
 
-from groundqa.judges.lexical import stem
+from groundqa.judges.lexical import TextFeatures, stem
 
 
 def stemmed_groups(groups: dict[str, str]) -> dict[str, frozenset[str]]:
@@ -174,4 +174,9 @@ def said_otherwise(term: str) -> frozenset[str]:
     return SYNONYMS.get(term, frozenset())
 
 
-__all__ = ["SYNONYMS", "said_otherwise", "stemmed_groups"]
+def says(term: str, unit: TextFeatures) -> bool:
+    """Whether ``unit`` says ``term`` (a stem): in its word, spelt one letter otherwise, or in one that says it otherwise."""
+    return unit.covers_misspelt(term) or bool(said_otherwise(term) & unit.content)
+
+
+__all__ = ["SYNONYMS", "said_otherwise", "says", "stemmed_groups"]
