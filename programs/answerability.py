@@ -340,6 +340,9 @@ _NAMED_BODIES = (r"company|firm|business|club|society|school|college|university|
 _NAMED_WORKS = r"play|opera|ballet|film|novel|book|album|song|painting|statue|poem|symphony|treatise"
 # what someone does to a thing or a person, asked in the present ("the club Matthias Brel *plays* top board for")
 _DOES = r"plays|coaches|manages|runs|owns|leads|directs|captains|sponsors|trains|teaches|edits|chairs|employs"
+# a past tense that is no participle: after "was" it is still the name's act, not the question's own passive ("Where
+# was the player Anselm Korvath *beat* in 1953 born?")
+_PAST_ONLY = r"wrote|ran|took|chose|began|sang|drew|beat|gave|saw|knew|rode|flew|swam"
 # a contact clause's noun and name: a named body or work, or a person by role ("the *club Matthias Brel* plays for")
 _CONTACT_HEAD = (rf"the (?:[a-z]+ )?(?:{_NAMED_BODIES}|{_NAMED_WORKS}|{_NOT_A_ROLE_WORD}(?:{_ROLE})) "
                  r"[A-Z][a-z]+(?: [A-Z][a-z]+)* ")
@@ -360,7 +363,7 @@ _DESCRIPTION = re.compile(
     # own passive ("When was the company Pellory Systems founded?"), unless in the present ("When was the *club
     # Matthias Brel plays* top board for founded?")
     rf"|(?:(?<!\bwas )(?<!\bwere )(?<!\bis )(?<!\bare )\b{_CONTACT_HEAD}(?:[a-z]+ed|built|made|won|wrote|ran|led|held|"
-    rf"drew|sold|bought|began|chose|took|beat|met|taught|sang|fought|caught)|\b{_CONTACT_HEAD}(?:{_DOES}))\b"
+    rf"drew|sold|bought|began|chose|took|beat|met|taught|sang|fought|caught)|\b{_CONTACT_HEAD}(?:{_DOES}|{_PAST_ONLY}))\b"
     # a person described by what was done to or for them ("the man *honoured in* the name of …", "the woman
     # buried at …"): a reduced relative clause
     # ("the *defendant acquitted in* the 1952 case")
@@ -938,6 +941,12 @@ def _subject_name(question: str, names: tuple[tuple[str, ...], ...]) -> tuple[tu
         match = _MEASURED_NAME.match(question.strip(), measure.end()) or match
     if not match:
         return ()
+    span = description_span(question)
+    start = match.start(1) - (len(question) - len(question.lstrip()))
+    if span is not None and span[0] <= start < span[1] and re.fullmatch(r"the (?:[a-z]+ ){1,2}",
+                                                                         question.strip()[span[0]: start]):
+        return ()  # a contact clause's name is the description's ("Where was the player *Anselm Korvath* beat in
+        # 1953 born?"): the answer is about the one it describes, a hop away
     words = {stem(w) for w in re.findall(r"[^\W_]+", match.group(1))}
     return tuple(name for name in names if name and set(name) <= words)
 

@@ -13,6 +13,7 @@ clinic founded by …", "Port Vessany's twin town") are bridged, so single-hop l
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -96,7 +97,12 @@ def _names(sentence: str, capitalised: set[str]) -> list[str]:
         if words[-1] == "No" and sentence[match.end():match.end() + 1] == ".":
             continue  # a numbered work ("Symphony No. 3") cut at its number: no name of anyone
         out.append(span)
+    out += [m.group(0) for m in _IDENTIFIER.finditer(sentence)]
     return out
+
+
+_IDENTIFIER = re.compile(r"(?<![\w.])[a-z][a-z0-9_]+(?:\.[a-z][a-z0-9_]+)+(?![\w.]*\w)")
+"""A dotted identifier, which technical documentation names its modules by ("the move to *qstd.tide*")."""
 
 
 def _capitalised(passages: Sequence[Passage]) -> set[str]:
@@ -128,7 +134,8 @@ def _titled_otherwise(name: str, sentence: str, question: str) -> bool:
 _PERSON_HEAD = re.compile(r"\b(?:the (?:[a-z]+ )?(?:person|man|woman|guy|people|[A-Za-z-]+ who|[A-Za-z-]+ whom)\b|"
                           r"the (?:[a-z]+ )?(?:[a-z]+(?:er|or|ist|ian)|architect|guide|pilot|poet|chair|founder|owner|"
                           r"captain|keeper|mayor|surgeon|matron|nurse|wife|husband|son|daughter|father|mother) "
-                          r"(?:of|who|whom|that)\b|"
+                          r"(?:(?:of|who|whom|that)\b|(?=[A-Z][a-z]+ [A-Z][a-z]+ [a-z]))|"  # or a contact clause:
+                          # "the player *Anselm Korvath beat*"
                           # a role of something described ("the academy's most successful *graduate*")
                           r"\bthe (?:[a-z]+ )?[a-z]+'s " + _ROLE_NOUN + ")")
 
@@ -464,15 +471,19 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
         says_description = (sum(unit.covers(t) for t in description_terms), overlap)
         for name in _names(sentence, capitalised) + _page_subject(passage, sentence):
             tokens = {stem(w) for w in name.replace("-", " ").split()}
-            if tokens <= known:
+            if tokens <= known or name in question:  # the question's own name ("superseded *qstd.weave*")
                 continue
             said = ((_ends(name) | _kinds(tokens, name)) & describing or _head_is_a_kind(name, described)
                     or _called(name, sentence, described, heads) or _made_by(name, sentence, described)
                     or _done_by(name, sentence, describing) or _done_where(name, sentence, question)
                     or _whose(name, sentence, question) or _placed(name, sentence, described, question)
                     or _related(name, sentence, question))
-            kind_bonus = 0.5 if said or _succeeds(succession, name, sentence) or _dated_by(name, sentence, years) or (
+            succeeds = _succeeds(succession, name, sentence)
+            kind_bonus = 0.5 if said or succeeds or _dated_by(name, sentence, years) or (
                 _ranked_in_list(name, sentence, rank)) or _handed_on(succession, name, passage, known) else 0.0
+            if succeeds:
+                kind_bonus += 0.5  # the succession is the description: "He *succeeded* Edmund Fairlie" names Cornelius
+                # Ashby's predecessor, where "Bartholomew Quill, the *editor* of the Courier" only holds a like post
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):
                 kind_bonus += 0.5  # an eponym: "Ansel *Drummore*" for "the amphipod Eurythenes *drummorei*"
@@ -496,7 +507,8 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             # windows from the Lorvin Glassworks in 1925?")
             scored[name] = max(scored.get(name, score), score)
             if name not in naming or says_description > naming[name][0]:
-                query = " ".join([name, *_surface(question, _hop_terms(what, sentence))])  # "Anselm Varrick born"
+                terms = _surface(question, _hop_terms(what, sentence))
+                query = _hop_search(question, name, terms, what) or " ".join([name, *terms])  # "Anselm Varrick born"
                 naming[name] = (says_description,
                                 Bridge(entity=name, chunk_id=passage.chunk_id, sentence=sentence, query=query))
     ranked = sorted(scored, key=scored.__getitem__, reverse=True)
@@ -511,6 +523,60 @@ def _hop_terms(what: Asked, sentence: str) -> tuple[str, ...]:
     if what.weights and max(what.weights) >= 1.0:
         return what.main
     return unsaid(what, sentence) or what.main
+
+
+_AUXILIARIES = frozenset(["is", "was", "are", "were", "do", "does", "did", "has", "have", "had"])
+"""What follows "what" in "What *was* the debut …": a verb, not the kind asked for."""
+_PHRASE_ENDS = frozenset(["who", "whom", "whose", "which", "that", "of", "in", "at", "on", "for", "by", "with", "as",
+                          "from"])
+
+
+def _description_head(description: str) -> str:
+    """The noun a description is of: "shipyard" of "the shipyard that built the ferry Albatross", "predecessor" of
+    "Cornelius Ashby's predecessor"."""
+    words = re.findall(r"[^\W\d_]+(?:['’]s)?", description)
+    owner = next((i for i, w in enumerate(words) if w.endswith(("'s", "’s"))), None)
+    ends = next((i for i, w in enumerate(words) if w.lower() in _PHRASE_ENDS), len(words))
+    if owner is not None and owner < ends and owner + 1 < len(words):
+        # "the house's current master *perfumer*"; an owner after "of" owns no head ("the *teacher* of the Harbour Wing's …")
+        phrase = list(itertools.takewhile(lambda w: w.lower() not in _PHRASE_ENDS, words[owner + 1:]))
+        return phrase[-1] if phrase else words[owner + 1]
+    if words and words[0].lower() == "the":
+        return words[1] if len(words) > 1 else ""
+    return words[0] if words else ""
+
+
+def _hop_search(question: str, name: str, terms: Sequence[str], what: Asked) -> str:
+    """The second hop's query for ``name``, where the question's description can be told apart
+    (:func:`~.answerability.description_span`) and its main clause asks more than ``terms`` (what :func:`_hop_terms`
+    asks of the name): the name, those of ``terms`` the main clause or the description's head says, and the main
+    clause's other asked words, names and the kind a "which" question asks for. "Thaddeus Morrow designed building
+    Pellory", not "Thaddeus Morrow designed architect", for "What building in Pellory was designed by the teacher of
+    the Harbour Wing's architect?": the description's other words the first hop found already, and they pull the
+    second hop back to pages about them ("Thaddeus Morrow (1801–1879) was an *architect* …" before "Morrow also
+    designed the Corn Exchange at Pellory"); the head stays ("Brandt *shipyard*"). Empty (the plain query) otherwise."""
+    span = description_span(question)
+    if span is None:
+        return ""
+    outside = re.findall(r"[^\W\d_]+", question[: span[0]] + " " + question[span[1]:])
+    have = {stem(t) for t in terms}
+    # what the question asks, and the kind a "which" question asks for ("What *building* in Pellory"), not a count's
+    # noun ("How many *people* live in …": "Kellaby people" finds "employs about 400 people")
+    kind = _WHICH_KIND.match(question)
+    kind_word = kind.group(1).lower() if kind and kind.group(1).lower() not in _AUXILIARIES else ""
+    asks = {*what.attribute, *what.names, what.slot, stem(kind_word) if kind_word else ""} - {""}
+    added: list[str] = []
+    for word in outside:
+        token = stem(word)
+        if token in asks and token not in have:
+            have.add(token)
+            added.append(word)
+    if not any(stem(w) in asks for w in outside):
+        return ""  # the main clause is inside what was read as the description ("the boat *skippered* by the founder
+        # of …"): nothing tells the description's words apart
+    said = {stem(w) for w in outside} | {stem(_description_head(question[span[0]: span[1]]))}
+    kept = [t for t in terms if stem(t) in said] or list(terms)
+    return " ".join([name, *kept, *added]) if added or len(kept) < len(terms) else ""
 
 
 def find_bridge(question: str, passages: Sequence[Passage], max_passages: int = 3) -> Bridge | None:

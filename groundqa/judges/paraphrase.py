@@ -165,6 +165,8 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "inspection": "visitation visit inspect inspected",  # "his 1462 *inspection*" / "the *visitation* of 1462"
     # "Why did he *invent* his splint?" / "Kittredge *designed* it because"; "Who *invented* the frame?" / "*patented* … by"
     "invent": "design designed devise devised patent patented",
+    "supersede": "replace replaced replacing favour successor",  # "deprecated … *in favour of* qstd.tide"
+    "beat": "defeat defeated defeating",  # "the player Anselm Korvath *beat*" / "*defeating* … Radomir Eszeny"
     "editorship": "editor edited edit",  # "give up the *editorship*" / "Cornelius Ashby *edited* the Sentinel"
 })
 
