@@ -406,10 +406,10 @@ def _wants_person(question: str) -> bool:
     return bool(_PERSON_HEAD.search(question))
 
 
-_WHICH_KIND = re.compile(r"^(?:(?:in|at|on|from|for|to|by|with|under) )?(?:which|what) ([a-z]+)\b"
-                         r"(?! (?:is|was|are|were)\b)", re.I)
-"""The kind a "which" question asks for, unless the question says that it is what the description describes ("Which
-*firm was* the architect of the renovation?")."""
+_WHICH_KIND = re.compile(r"^(?:(?:in|at|on|from|for|to|by|with|under) )?(?:which|what) "
+                         r"(?!(?:is|was|are|were|do|does|did|has|have|had)\b)([a-z]+)\b(?! (?:is|was|are|were)\b)", re.I)
+"""The kind a "which" question asks for (not the verb of "What *was* the debut …"), unless the question says that it
+is what the description describes ("Which *firm was* the architect of the renovation?")."""
 
 _LIGHT_VERBS = frozenset(stem(w) for w in re.findall(r"[a-z]+", "make makes made do does did take takes took have has had "
                                                                   "give gives gave"))
@@ -525,8 +525,6 @@ def _hop_terms(what: Asked, sentence: str) -> tuple[str, ...]:
     return unsaid(what, sentence) or what.main
 
 
-_AUXILIARIES = frozenset(["is", "was", "are", "were", "do", "does", "did", "has", "have", "had"])
-"""What follows "what" in "What *was* the debut …": a verb, not the kind asked for."""
 _PHRASE_ENDS = frozenset(["who", "whom", "whose", "which", "that", "of", "in", "at", "on", "for", "by", "with", "as",
                           "from"])
 
@@ -559,22 +557,21 @@ def _hop_search(question: str, name: str, terms: Sequence[str], what: Asked) -> 
     if span is None:
         return ""
     outside = re.findall(r"[^\W\d_]+", question[: span[0]] + " " + question[span[1]:])
-    have = {stem(t) for t in terms}
+    said = {stem(w) for w in outside}
     # what the question asks, and the kind a "which" question asks for ("What *building* in Pellory"), not a count's
     # noun ("How many *people* live in …": "Kellaby people" finds "employs about 400 people")
     kind = _WHICH_KIND.match(question)
-    kind_word = kind.group(1).lower() if kind and kind.group(1).lower() not in _AUXILIARIES else ""
-    asks = {*what.attribute, *what.names, what.slot, stem(kind_word) if kind_word else ""} - {""}
-    added: list[str] = []
-    for word in outside:
-        token = stem(word)
-        if token in asks and token not in have:
-            have.add(token)
-            added.append(word)
-    if not any(stem(w) in asks for w in outside):
+    asks = {*what.attribute, *what.names, what.slot, stem(kind.group(1)) if kind else ""} - {""}
+    if not said & asks:
         return ""  # the main clause is inside what was read as the description ("the boat *skippered* by the founder
         # of …"): nothing tells the description's words apart
-    said = {stem(w) for w in outside} | {stem(_description_head(question[span[0]: span[1]]))}
+    have = {stem(t) for t in terms}
+    added: list[str] = []
+    for word in outside:
+        if stem(word) in asks - have:
+            have.add(stem(word))
+            added.append(word)
+    said.add(stem(_description_head(question[span[0]: span[1]])))
     kept = [t for t in terms if stem(t) in said] or list(terms)
     return " ".join([name, *kept, *added]) if added or len(kept) < len(terms) else ""
 
