@@ -457,6 +457,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     rank = ranked.group(1).lower() if ranked else ""  # "the *third* head of …"
     # the description's words (its clauses' terms and the names it holds): what the naming sentence says
     weights = what.weight
+    main = _main_clause(question, what)  # what the second hop asks of whichever name
     description_terms = {t for t in content if weights.get(t, 1.0) < 1.0 or t in known}
     # a name that is what the description says (the "*Clinic*" of "the clinic founded by"), not what the main clause
     # asks of it ("the *college*" of "… graduate from the college")
@@ -508,7 +509,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             scored[name] = max(scored.get(name, score), score)
             if name not in naming or says_description > naming[name][0]:
                 terms = _surface(question, _hop_terms(what, sentence))
-                query = _hop_search(question, name, terms, what) or " ".join([name, *terms])  # "Anselm Varrick born"
+                query = _hop_search(main, name, terms) or " ".join([name, *terms])  # "Anselm Varrick born"
                 naming[name] = (says_description,
                                 Bridge(entity=name, chunk_id=passage.chunk_id, sentence=sentence, query=query))
     ranked = sorted(scored, key=scored.__getitem__, reverse=True)
@@ -544,35 +545,52 @@ def _description_head(description: str) -> str:
     return words[0] if words else ""
 
 
-def _hop_search(question: str, name: str, terms: Sequence[str], what: Asked) -> str:
-    """The second hop's query for ``name``, where the question's description can be told apart
-    (:func:`~.answerability.description_span`) and its main clause asks more than ``terms`` (what :func:`_hop_terms`
-    asks of the name): the name, those of ``terms`` the main clause or the description's head says, and the main
-    clause's other asked words, names and the kind a "which" question asks for. "Thaddeus Morrow designed building
-    Pellory", not "Thaddeus Morrow designed architect", for "What building in Pellory was designed by the teacher of
-    the Harbour Wing's architect?": the description's other words the first hop found already, and they pull the
-    second hop back to pages about them ("Thaddeus Morrow (1801–1879) was an *architect* …" before "Morrow also
-    designed the Corn Exchange at Pellory"); the head stays ("Brandt *shipyard*"). Empty (the plain query) otherwise."""
+@dataclass(frozen=True)
+class _MainClause:
+    """What a multi-hop question's main clause asks, outside its description: read once per question, asked of each
+    candidate bridge (:func:`_hop_search`)."""
+
+    asked: tuple[str, ...]
+    """Its asked words as written, once each: terms, names, and the kind a "which" question asks for ("What
+    *building* in *Pellory* was *designed* …"), not a count's noun ("How many *people* live in …": "Kellaby people"
+    finds "employs about 400 people")."""
+    said: frozenset[str]
+    """The stems the main clause or the description's head says ("the *shipyard* that built …")."""
+
+
+def _main_clause(question: str, what: Asked) -> _MainClause | None:
+    """The main clause of ``question`` where its description can be told apart
+    (:func:`~.answerability.description_span`) and the main clause asks something outside it; ``None`` otherwise
+    ("the boat *skippered* by the founder of …": the main clause is inside what was read as the description)."""
     span = description_span(question)
     if span is None:
-        return ""
+        return None
     outside = re.findall(r"[^\W\d_]+", question[: span[0]] + " " + question[span[1]:])
-    said = {stem(w) for w in outside}
-    # what the question asks, and the kind a "which" question asks for ("What *building* in Pellory"), not a count's
-    # noun ("How many *people* live in …": "Kellaby people" finds "employs about 400 people")
     kind = _WHICH_KIND.match(question)
     asks = {*what.attribute, *what.names, what.slot, stem(kind.group(1)) if kind else ""} - {""}
-    if not said & asks:
-        return ""  # the main clause is inside what was read as the description ("the boat *skippered* by the founder
-        # of …"): nothing tells the description's words apart
-    have = {stem(t) for t in terms}
-    added: list[str] = []
+    asked: dict[str, str] = {}  # each asked stem by its first spelling, in the question's order
     for word in outside:
-        if stem(word) in asks - have:
-            have.add(stem(word))
-            added.append(word)
-    said.add(stem(_description_head(question[span[0]: span[1]])))
-    kept = [t for t in terms if stem(t) in said] or list(terms)
+        if stem(word) in asks:
+            asked.setdefault(stem(word), word)
+    if not asked:
+        return None
+    said = {stem(w) for w in outside} | {stem(_description_head(question[span[0]: span[1]]))}
+    return _MainClause(tuple(asked.values()), frozenset(said))
+
+
+def _hop_search(main: _MainClause | None, name: str, terms: Sequence[str]) -> str:
+    """The second hop's query for ``name``, where the question's ``main`` clause asks more than ``terms`` (what
+    :func:`_hop_terms` asks of the name): the name, those of ``terms`` the main clause or the description's head says,
+    and the main clause's other asked words. "Thaddeus Morrow designed building Pellory", not "Thaddeus Morrow
+    designed architect", for "What building in Pellory was designed by the teacher of the Harbour Wing's architect?":
+    the description's other words the first hop found already, and they pull the second hop back to pages about them
+    ("Thaddeus Morrow (1801–1879) was an *architect* …" before "Morrow also designed the Corn Exchange at Pellory");
+    the head stays ("Brandt *shipyard*"). Empty (the plain query) otherwise."""
+    if main is None:
+        return ""
+    have = {stem(t) for t in terms}
+    added = [w for w in main.asked if stem(w) not in have]
+    kept = [t for t in terms if stem(t) in main.said] or list(terms)
     return " ".join([name, *kept, *added]) if added or len(kept) < len(terms) else ""
 
 

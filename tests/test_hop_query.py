@@ -13,18 +13,14 @@ sentences written for them.
 from __future__ import annotations
 
 import pytest
+from scripted_retrieval import passage
 
 from groundqa.programs.answerability import asked, check, describes_entity
 from groundqa.programs.bridging import find_bridges
-from groundqa.signatures.types import Passage
-
-
-def passage(doc: str, title: str, text: str, position: int = 0) -> Passage:
-    return Passage(chunk_id=f"{doc}#{position}", doc_id=doc, title=title, text=text, score=0.6)
 
 
 def _query(question: str, text: str, title: str, entity: str) -> str:
-    bridges = find_bridges(question, [passage("first", title, text)])
+    bridges = find_bridges(question, [passage("first#0", 0.6, text, title)])
     return next(b.query for b in bridges if b.entity == entity)
 
 
@@ -65,7 +61,7 @@ def test_the_one_the_succession_names_is_the_bridge_before_one_who_holds_a_like_
             "tramway scheme drew him into a long public feud with Bartholomew Quill, the editor of the Carrowmere "
             "Courier.")
     bridges = find_bridges("Which newspaper did Cornelius Ashby's predecessor as editor go on to edit?",
-                           [passage("cornelius-ashby", "Cornelius Ashby", text)])
+                           [passage("cornelius-ashby#0", 0.6, text, "Cornelius Ashby")])
     assert [b.entity for b in bridges][:2] == ["Edmund Fairlie", "Bartholomew Quill"]
 
 
@@ -87,7 +83,7 @@ def test_a_contact_clause_after_was_describes_the_one_asked_about():
     assert not describes_entity("When was the company Pellory Systems founded?")
     text = ("Anselm Korvath (1915–1989) was a Calvonian chess player. He is best remembered for defeating the "
             "Velgarian master Radomir Eszeny in the Meirholt Match of 1953.")
-    bridges = find_bridges(question, [passage("anselm-korvath", "Anselm Korvath", text)])
+    bridges = find_bridges(question, [passage("anselm-korvath#0", 0.6, text, "Anselm Korvath")])
     assert bridges and bridges[0].entity == "Radomir Eszeny"
 
 
@@ -96,7 +92,7 @@ def test_a_dotted_identifier_is_a_name_a_bridge_can_be():
     text = ("Quennet 4.0, code-named Marram, was released on 22 November 2021. It removed the deprecated qstd.weave "
             "module, completing the move to qstd.tide.")
     bridges = find_bridges("Who designed the module that superseded qstd.weave?",
-                           [passage("quennet-4-0", "Quennet 4.0", text)])
+                           [passage("quennet-4-0#0", 0.6, text, "Quennet 4.0")])
     assert bridges[0].entity == "qstd.tide"
     assert "qstd.weave" not in [b.entity for b in bridges]  # the question's own name is no bridge
     # what only the description says ("qstd", "weave") would pull the second hop back to the first hop's page
