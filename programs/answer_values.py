@@ -87,9 +87,12 @@ _MONEY_VALUE = re.compile(rf"[£$€¥]\s?\d|\b(?:{_NUMBER})\s*(?:(?:million|bil
 # *£2,400*")
 _MONEY_AMOUNT = re.compile(rf"[£$€¥]\s?\d[\d,.]*(?:\s*(?:million|billion|m|bn)\b)?|\b(?:{_NUMBER})\s*(?:(?:million|billion|"
                            rf"thousand|hundred)\s+)?{_CURRENCY}\b", re.I)
-# "What was the company's *turnover* in 2019?": an amount of money, which a head count is not
-_MONEY_NOUN_Q = re.compile(r"^(?:\w+ )?what(?:'s| is| was| are| were) (?:the )?(?:[\w'-]+ ){0,4}?(?:turnover|revenue|income|"
-                           r"budget|salary|profit|price|cost|fee|fare|wage|takings|endowment)s?\b", re.I)
+# "What was the company's *turnover* in 2019?", "What *price* did he pay for the farm?", "What weekly *wage* did the
+# painters earn?": an amount of money, which a head count or a year is not
+_MONEY_NOUN_Q = re.compile(r"^(?:\w+ )?(?:what(?:'s| is| was| are| were) (?:the )?(?:[\w'-]+ ){0,4}?(?:turnover|revenue|"
+                           r"income|budget|salary|profit|price|cost|fee|fare|wage|takings|endowment)s?\b|"
+                           r"(?:what|which) (?:[\w'-]+ ){0,2}?(?:price|fee|fare|wage|salary|sum|rent|toll)s?"
+                           r"(?: per [\w-]+)? (?:did|does|do|was|were|is|are|has|have|had|will|would)\b)", re.I)
 # A span of time is no count or amount, unless the question asks for one ("For *six centuries* its inhabitants
 # lived from dairy farming" gives no population)
 _DURATION = re.compile(rf"\b(?:{_NUMBER}|several|many|a few)\s+(centur(?:y|ies)|decades?|years?|months?|weeks?|"
@@ -167,11 +170,43 @@ def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str],
                    for name in features(text).names)
     if kind == "name" and _QUOTED.search(text):  # a nickname in quotes ("known among readers as "the yellow sheet"")
         return True
-    names = {m.group(0).lower() for m in _NAME_VALUE.finditer(text)}
+    if kind == "person" and not _SOMEONE.search(text):
+        # "Who runs the Pellmouth branch?": "branches *at Osk Varrow* and *at Pellmouth*" name no one; a sentence about
+        # someone ("Since 2020 *she* has chaired the trustees of the Vellick Lantern Museum") names its page's person
+        text = _without_places(text)
+    names = {m.group(0).lower() for m in _NAME_VALUE.finditer(_spelt_out_acronyms(text))}
     # a month names no one ("… on 7 *September* 1986, when a visiting birdwatcher found it" says who only as "a
     # birdwatcher")
     calendar = _CALENDAR_STEMS if kind == "person" else frozenset()
     return bool({stem(n) for n in names} - question_words - calendar - {"the", "a", "an", "he", "she", "it", "they", "in"})
+
+
+_SOMEONE = re.compile(r"\b(?:he|she|him|his|her|hers)\b", re.I)
+_NAME_WORDS = r"[A-Z][\w'’-]+(?:\s+(?:of\s+)?[A-Z][\w'’-]+)*"
+_AT_A_PLACE = re.compile(rf"\b(?:at|in|near|into|inside|outside|across)\s+(?:the\s+)?{_NAME_WORDS}")
+_INSTITUTION = re.compile(rf"(\bby\s+)?\b(?:the\s+)?{_NAME_WORDS}\s+(?:Museum|Library|Club|Hall|Street|Road|Square|"
+                          r"Branch|Station|Church|Cathedral|Abbey|Castle|Park|Bridge|Lighthouse|Harbour|Harbor|River|"
+                          r"Valley|Lake|Island|Hill|Mountain|Quay|School|College|Hospital|Theatre|Theater)\b")
+
+
+def _without_places(text: str) -> str:
+    """``text`` without the names that say where ("*at Pellmouth*", "in the Vennick Bell Museum") or name a building or
+    body ("shown in the Vennick Bell *Museum*"), which answer no "who"; a body that did something ("built *by* the
+    Harnsey Cross Rowing Club") still does."""
+    text = _AT_A_PLACE.sub(" ", text)
+    return _INSTITUTION.sub(lambda m: m.group(0) if m.group(1) else " ", text)
+
+
+_ACRONYM = re.compile(r"((?:[a-z][\w-]*\s+){0,5}[a-z][\w-]*)\s+\(([A-Z]{2,6})\)")
+
+
+def _spelt_out_acronyms(text: str) -> str:
+    """``text`` without an acronym that only abbreviates the common words before it: "a high-pressure *(HP)* cylinder"
+    names no one (whereas "the Royal Air Force (RAF)" is a name in its own words)."""
+    def spelt(match: re.Match[str]) -> str:
+        initials = "".join(part[0] for part in re.split(r"[\s-]+", match.group(1)) if part).upper()
+        return match.group(1) if initials.endswith(match.group(2)) else match.group(0)
+    return _ACRONYM.sub(spelt, text)
 
 
 KIN_OF = re.compile(r"([A-Z][\w-]*(?: [A-Z][\w-]*)*)'s ((?:[a-z]+ )?[a-z]+)\b")

@@ -1005,7 +1005,8 @@ class Answerability:
     """The sentence answers another question than the one asked: it measures another dimension ("31 metres *in
     diameter*" for "How tall is the dome?"), says that what was asked about is not so (:attr:`denies`), or speaks of
     its page's subject, another thing than the question names ("*Its* population …" on the page of an island beside
-    the one asked of). No reading of the answer judge overrules that (:mod:`.rescue`). A swapped word
+    the one asked of), or dates the act the question pins to a year to another one (:func:`act_dated_otherwise`).
+    No reading of the answer judge overrules that (:mod:`.rescue`). A swapped word
     (:func:`substitution`) is not counted: the rules read a swap where there is none often enough ("its first chair,
     the *Gullwing* author …" for "who chairs the *Quorvane* steering committee") that the judge's reading is worth
     having there."""
@@ -1558,6 +1559,36 @@ def dated_otherwise(what: Asked, text: str) -> str:
     return ""
 
 
+_YEAR_WORD = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+# a year after one of these words dates what the question describes, not what it asks ("Who founded the union *that*
+# called the 1934 strike?")
+_DESCRIBED_YEAR = re.compile(r"^\W*\w+\b.*?\b(?:that|which|who|whom|whose|when|while|where|after|before|during|"
+                             r"until|since)\b.*?\b(?:1[0-9]{3}|20[0-9]{2})\b", re.I)
+
+
+def act_dated_otherwise(what: Asked, text: str) -> str:
+    """Why ``text`` does not say the act a question pins to a year happened then, or "": every clause that says the act
+    dates it to another year ("Who *patented* a high-pressure compound engine in *1804*?": "… was invented in 1804 by
+    Arthur Woolf, who *patented* his … engine in *1805*"). A term that spans the year ("chaired it from 1998 to 2004"
+    for 2001) dates it right, a clause with the year and no act of its own goes on with the act before it ("… in 1977
+    *and Hansi in 1979*"), and a year in the question's description ("the union *that* called the 1934 strike") dates
+    something else."""
+    years = set(_YEAR_WORD.findall(what.question))
+    if len(years) != 1 or not what.event or _DESCRIBED_YEAR.search(what.question):
+        return ""
+    year = next(iter(years))
+    clauses = [(c, features(c)) for c in _CLAUSE.split(text) if c]
+    acting = [f for _, f in clauses if what.event in f.tokens]
+    if not acting or any(not f.years or year in f.years or f.spans_year(year) for f in acting):
+        return ""
+    # a clause that holds the year with no act of its own goes on with the act before it ("Brodbeck won it in 1977
+    # *and Hansi in 1979*")
+    if any((year in f.years or f.spans_year(year)) and not any(_PARTICIPLE.fullmatch(w) for w in c.lower().split())
+           for c, f in clauses):
+        return ""
+    return f"the sentence dates the {what.event} to {', '.join(sorted({y for f in acting for y in f.years}))}"
+
+
 _BEFORE_YEAR = re.compile(r"\bbefore (1[0-9]{3}|20[0-9]{2})\b", re.I)
 _TERM_START = re.compile(r"\b(?:since|from) (1[0-9]{3}|20[0-9]{2})\b|\b(1[0-9]{3}|20[0-9]{2}) ?[–-] ?(?:present|today)\b", re.I)
 
@@ -1739,12 +1770,16 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     # ("Her brother is a cartographer" after "She teaches a summer course") does not answer it
     # a bridged answer: what the lead lacks, unless the question only asks for a type of what the lead names
     silent = bool(what.attribute) and not (lead and what.type_only) and not mentions(what, text, known=lead)
+    # a count's "event" is the counted noun, which no clause dates ("46,850 *in 2023*" goes on from "sold … in 2019")
+    misdated = act_dated_otherwise(what, text) if what.kind not in ("date", "number") else ""
     if silent:
         missing = (*missing, "the sentence itself says nothing of it")
     elif what.kind == "date" and what.attribute and not mentions(what, _WHERE_IT_HAPPENED.sub(" ", text), known=lead):
         silent, missing = True, (*missing, "the sentence says where it happened, not when")
     elif what.kind == "date" and what.attribute and (undated := dated_otherwise(what, text)):
         silent, missing = True, (*missing, undated)
+    elif misdated:
+        silent, missing = True, (*missing, misdated)
     if what.relation and not features(text).tokens & _RELATIONS[what.relation]:
         silent, missing = True, (*missing, f"the sentence does not say what came {what.relation}")
     elif what.relation and not silent:  # in that relation to what the clause names, which it may word otherwise
@@ -1789,7 +1824,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     total = sum(weights.values())
     coverage = 1.0 - sum(weights.get(t, 0.0) for t in missing) / total if total else 1.0
     return Answerability(round(coverage if typed else 0.0, 4), typed, round(coverage, 4), missing,
-                         bool(other) or denial or bool(other_page), denial and not elsewhere)
+                         bool(other) or denial or bool(other_page) or bool(misdated), denial and not elsewhere)
 
 
 __all__ = ["CALENDAR_WORDS", "GIVES_CAUSE", "PERSON_ROLE", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "asks_why", "check", "denies_asked", "describes_by_role", "held_terms", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "stated_terms", "substitution", "unsaid",
