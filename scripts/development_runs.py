@@ -8,6 +8,8 @@ figures of docs/BENCHMARKS.md:
     python scripts/development_runs.py run worktree runs/after
     python scripts/development_runs.py compare runs/before runs/after
 
+(``--only survey survey-bridges`` runs some of the files.)
+
 ``run`` unpacks the revision into a temporary folder and evaluates every file there with ``groundqa evaluate
 --no-mlflow --json``, one report per file. The project is installed editable, and the editable install maps
 ``groundqa.programs`` (and signatures, metrics, datasets) to *this checkout's* top-level folders: a copy of the tree
@@ -85,7 +87,7 @@ def imported_rules(tree: Path, home: Path) -> Path:
     return Path(out.strip())
 
 
-def run(rev: str, out: Path, home: Path) -> int:
+def run(rev: str, out: Path, home: Path, only: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     home.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="groundqa-dev-") as tmp:
@@ -95,7 +97,10 @@ def run(rev: str, out: Path, home: Path) -> int:
         if rules.resolve() != (tree / "programs").resolve():
             print(f"development_runs: the copy imports its rules from {rules}, not from the copy", file=sys.stderr)
             return 1
-        files = development_files()
+        files = [f for f in development_files() if not only or f.name in only]
+        if not files:
+            print(f"development_runs: no development file is named {', '.join(only or [])}", file=sys.stderr)
+            return 1
         failed = 0
         for number, dev in enumerate(files, 1):
             print(f"[{number}/{len(files)}] {dev.name}", file=sys.stderr, flush=True)
@@ -155,13 +160,18 @@ def main(argv: list[str] | None = None) -> int:
     runs.add_argument("rev", help='a git revision, or "worktree" for the working tree')
     runs.add_argument("out", type=Path, help="a folder for one report per file")
     runs.add_argument("--home", type=Path, default=ROOT / ".groundqa-dev", help="shared project home (caches)")
+    runs.add_argument("--only", nargs="+", metavar="NAME", help="only these files (e.g. valley valley-bridges train)")
     compares = commands.add_parser("compare", help="compare two run folders question by question")
     compares.add_argument("before", type=Path)
     compares.add_argument("after", type=Path)
     args = parser.parse_args(argv)
     try:
         if args.command == "run":
-            return run(args.rev, args.out, args.home)
+            return run(args.rev, args.out, args.home, args.only)
+        for folder in (args.before, args.after):
+            if not any(folder.glob("*.json")):
+                print(f"development_runs: {folder} holds no evaluation report", file=sys.stderr)
+                return 1
         print(compare(args.before, args.after))
         return 0
     except subprocess.CalledProcessError as exc:
