@@ -61,11 +61,12 @@ def development_files() -> list[DevFile]:
 
 def unpack(rev: str, into: Path) -> None:
     """The tree at ``rev`` (or the working tree, tracked and untracked files git does not ignore, for "worktree")
-    under ``into``, with its own rule folders linked inside its ``groundqa`` package."""
+    under ``into``, with its own rule folders linked inside its ``groundqa`` package. A tracked file deleted from the
+    working tree is left out of its copy."""
     if rev == "worktree":
         listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
                                 capture_output=True).stdout
-        tar = subprocess.run(["tar", "-c", "--null", "-T", "-"], cwd=ROOT, input=listed, check=True,
+        tar = subprocess.run(["tar", "-c", "--ignore-failed-read", "--null", "-T", "-"], cwd=ROOT, input=listed, check=True,
                              capture_output=True).stdout
     else:
         tar = subprocess.run(["git", "archive", rev], cwd=ROOT, check=True, capture_output=True).stdout
