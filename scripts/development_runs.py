@@ -4,9 +4,10 @@ Every rule is chosen on development data (``datasets/workbench/``: 51 question s
 train split); a change counts as +won −lost over those 65 files. This is the loop behind the "65 development files"
 figures of docs/BENCHMARKS.md:
 
-    python scripts/development_runs.py run HEAD~1 runs/before     # a commit (or the working tree: --rev worktree)
+    python scripts/development_runs.py run HEAD~1 runs/before     # a commit, or "worktree" for the working tree
     python scripts/development_runs.py run worktree runs/after
     python scripts/development_runs.py compare runs/before runs/after
+    python scripts/development_runs.py summary runs/after          # right / refused / wrong by question type
 
 (``--only survey survey-bridges`` runs some of the files.)
 
@@ -66,8 +67,8 @@ def unpack(rev: str, into: Path) -> None:
     if rev == "worktree":
         listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
                                 capture_output=True).stdout
-        tar = subprocess.run(["tar", "-c", "--ignore-failed-read", "--null", "-T", "-"], cwd=ROOT, input=listed, check=True,
-                             capture_output=True).stdout
+        tar = subprocess.run(["tar", "-c", "--ignore-failed-read", "--null", "-T", "-"], cwd=ROOT, input=listed,
+                             check=True, capture_output=True).stdout
     else:
         tar = subprocess.run(["git", "archive", rev], cwd=ROOT, check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=tar, check=True)
@@ -144,13 +145,28 @@ def compare(before: Path, after: Path) -> str:
              f"multi-hop right: {sum(right(a[k]) for k in multi)} -> {sum(right(b[k]) for k in multi)} of {len(multi)}"]
     for key in common:
         if right(a[key]) != right(b[key]):
-            was = a[key]["abstain_reason"] or a[key]["answer"]
-            now = b[key]["abstain_reason"] or b[key]["answer"]
+            was = a[key]["abstain_reason"] or a[key]["answer"] or ""
+            now = b[key]["abstain_reason"] or b[key]["answer"] or ""
             lines.append(f"{'won ' if right(b[key]) else 'lost'} {key[0]} {key[1]} ({b[key]['type']}): "
                          f"{b[key]['question']}\n     before: {was[:110]}\n     after:  {now[:110]}")
     won = sum(1 for k in common if right(b[k]) and not right(a[k]))
     lost = sum(1 for k in common if right(a[k]) and not right(b[k]))
     lines.append(f"+{won} -{lost}")
+    return "\n".join(lines)
+
+
+def summary(folder: Path) -> str:
+    """Per question type: how many, how many right, and of the rest how many refused and how many answered wrongly
+    (or answered where refusal was due)."""
+    records = load(folder)
+    lines = [f"{'type':<20} {'questions':>9} {'right':>6} {'refused':>8} {'answered':>9}"]
+    for kind in sorted({r["type"] for r in records.values()}):
+        of_kind = [r for r in records.values() if r["type"] == kind]
+        missed = [r for r in of_kind if not right(r)]
+        refused = sum(1 for r in missed if r["abstain_reason"])
+        lines.append(f"{kind:<20} {len(of_kind):>9} {len(of_kind) - len(missed):>6} {refused:>8} "
+                     f"{len(missed) - refused:>9}")
+    lines.append(f"{'all':<20} {len(records):>9} {sum(right(r) for r in records.values()):>6}")
     return "\n".join(lines)
 
 
@@ -165,15 +181,18 @@ def main(argv: list[str] | None = None) -> int:
     compares = commands.add_parser("compare", help="compare two run folders question by question")
     compares.add_argument("before", type=Path)
     compares.add_argument("after", type=Path)
+    summaries = commands.add_parser("summary", help="right, refused and wrong answers of one run by question type")
+    summaries.add_argument("folder", type=Path)
     args = parser.parse_args(argv)
     try:
         if args.command == "run":
             return run(args.rev, args.out, args.home, args.only)
-        for folder in (args.before, args.after):
+        folders = (args.folder,) if args.command == "summary" else (args.before, args.after)
+        for folder in folders:
             if not any(folder.glob("*.json")):
                 print(f"development_runs: {folder} holds no evaluation report", file=sys.stderr)
                 return 1
-        print(compare(args.before, args.after))
+        print(summary(args.folder) if args.command == "summary" else compare(args.before, args.after))
         return 0
     except subprocess.CalledProcessError as exc:
         detail = (exc.stderr or b"").decode(errors="replace").strip().splitlines()

@@ -68,3 +68,15 @@ def test_compare_counts_a_refusal_where_due_or_a_correct_answer(tmp_path: Path) 
     assert "multi-hop right: 1 -> 0 of 1" in text
     assert text.endswith("+1 -2")
     assert "won  valley q1 (single)" in text and "lost valley q3 (unanswerable)" in text
+
+
+def test_summary_splits_the_misses_by_type(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    _report(run, "valley", [_record("q1", "single", False, True, 0.0),       # refused, answerable
+                            _record("q2", "single", False, False, 0.2),      # answered wrongly
+                            _record("q3", "single", False, False, 0.9),      # right
+                            _record("q4", "unanswerable", True, False, 0.0)])  # answered, should refuse
+    lines = development_runs.summary(run).splitlines()
+    assert lines[1].split() == ["single", "3", "1", "1", "1"]
+    assert lines[2].split() == ["unanswerable", "1", "0", "0", "1"]
+    assert lines[3].split() == ["all", "4", "1"]
