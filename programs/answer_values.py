@@ -52,7 +52,9 @@ _DATE_VALUE = re.compile(r"\b(?:1[0-9]{3}s?|20[0-9]{2}s?|[0-9]{1,2}(?:st|nd|rd|t
 _DATE_UNITS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     (re.compile(r"\b(?:day of the week|weekday)\b", re.I),
      re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|\bweekends?\b", re.I)),
-    (re.compile(r"^(?:\w+ )?(?:what|which) month\b", re.I),
+    # a month, and a date or a day and month too ("On what day and month was Casimir Drevet born?" is not answered by
+    # "Casimir Drevet (1878–1957)")
+    (re.compile(r"^(?:\w+ )?(?:what|which) month\b|\b(?:what|which) (?:exact )?(?:date|day and month)\b", re.I),
      re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b",
                 re.I)),
     (re.compile(r"^(?:\w+ )?(?:what|which) year\b", re.I), re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")),
@@ -87,6 +89,28 @@ _MONEY_VALUE = re.compile(rf"[£$€¥]\s?\d|\b(?:{_NUMBER})\s*(?:(?:million|bil
 # *£2,400*")
 _MONEY_AMOUNT = re.compile(rf"[£$€¥]\s?\d[\d,.]*(?:\s*(?:million|billion|m|bn)\b)?|\b(?:{_NUMBER})\s*(?:(?:million|billion|"
                            rf"thousand|hundred)\s+)?{_CURRENCY}\b", re.I)
+# What a thing cost is not what someone was paid while it was made ("How much did it *cost to build* the canal?" is not
+# answered by "Quayle was paid *a salary of £300* a year while the canal was being built")
+_COST_Q = re.compile(r"\b(?:cost|costs|costing|price|priced|spent|spend|expense)\b", re.I)
+_PAY_WORDS = re.compile(r"\b(salary|salaries|wage|wages|stipend|pension|fee|fees|fine|reward|bonus|allowance|gift|"
+                        r"donation|bequest|legacy|prize)\b(?:\s+\w+){0,3}?\s+(?:of\s+)?$", re.I)
+
+
+def pay_not_cost(question: str, text: str) -> str:
+    """The kind of payment (a salary, a fee, a gift) every sum of ``text`` is, where ``question`` asks what something
+    cost and names no such payment itself; else ""."""
+    if not _COST_Q.search(question):
+        return ""
+    kinds = []
+    for amount in _MONEY_AMOUNT.finditer(text):
+        paid = _PAY_WORDS.search(text[max(0, amount.start() - 40): amount.start()])
+        if paid is None:
+            return ""
+        kinds.append(paid.group(1).lower())
+    asked = {w.lower() for w in re.findall(r"[a-z]+", question, re.I)}
+    return kinds[0] if kinds and not asked & set(kinds) else ""
+
+
 # "What was the company's *turnover* in 2019?", "What *price* did he pay for the farm?", "What weekly *wage* did the
 # painters earn?": an amount of money, which a head count or a year is not
 _MONEY_NOUN_Q = re.compile(r"^(?:\w+ )?(?:what(?:'s| is| was| are| were) (?:the )?(?:[\w'-]+ ){0,4}?(?:turnover|revenue|"

@@ -56,8 +56,9 @@ from .answer_values import (
     AnswerType,
     has_type,
     lacks_measure,
+    pay_not_cost,
 )
-from .contradiction import asks_doer, conflict_about, name_in_place, prefixed_opposites
+from .contradiction import asks_doer, conflict_about, name_in_place, prefixed_opposites, side_swapped
 
 _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)"
 _DATE_Q = re.compile(
@@ -100,8 +101,9 @@ _OCCUPATION_Q = re.compile(r"^(?:\w+ )?(?:what|which) (?:(?:is|was|are|were) )?(
 # "What is the station's research boat *called*?", "What was the ship named?": a name is asked for
 # "What was the works called?", and called at another time ("… called *before the province bought it*", "… named
 # *until 1819*")
-_NAME_Q = re.compile(r"^(?:what|which)\b.*\b(?:called|named)(?: (?:before|until|after|when|in|originally|at first)\b.*)?"
-                     r"\W*$", re.I)
+# ("… the woman the Orsmund Pavilion is *named after*?" asks of the eponym, not for a name)
+_NAME_Q = re.compile(r"^(?:what|which)\b.*\b(?:called|named)(?: (?:before|until|when|in|originally|at first)\b.*"
+                     r"| after\s+\w.*)?\W*$", re.I)
 
 # Words of the wh-phrase that name the asked type, not an attribute ("in which *city*", "what *year*").
 def _words(text: str) -> list[str]:
@@ -147,7 +149,7 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\blook(?:s|ed|ing)? after\b", re.I), "kept"),
            (re.compile(r"\bfinish(?:es|ed)? (?:her|his|their|its) (?:studies|training|degree)\b", re.I), "graduated"),
            (re.compile(r"\bthese days\b", re.I), "now"),
-           (re.compile(r"\bhand(?:s|ed|ing)? out\b", re.I), "presents"),  # "Who *hands out* the awards?"
+           (re.compile(r"\bhand(?:s|ed|ing)? out\b", re.I), "awards"),  # "Who *hands out* the awards?"
            (re.compile(r"\b(?:start|begin|began|begun)(?:s|ed|ing)? (?:operating|operations|running|service)\b", re.I),
             "opened"),  # "When did the cable car *start operating*?"
            (re.compile(r"\bCEO\b"), "chief executive"), (re.compile(r"\bCFO\b"), "chief financial officer"),
@@ -194,6 +196,8 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            # a release *ships* ("when Quennet 3.0 *shipped*"); a cargo is shipped, too, so only after a version number
            (re.compile(r"\b(\d+(?:\.\d+)+) ship(?:s|ped)\b"), r"\1 released"),
            (re.compile(r"\bt(?:ake|akes|ook|aken|aking) off the market\b", re.I), "withdrawn"),
+           # "Which bells were *carried off* in the requisition?" / "none of them was *removed*"
+           (re.compile(r"\bcarr(?:y|ies|ied|ying) (?:off|away)\b", re.I), "removed"),
            (re.compile(r"\bg(?:ive|ives|ave|iven|iving) (\w+(?: \w+)?) the green light\b", re.I), r"approved \1"),
            (re.compile(r"\bfree of charge\b", re.I), "free"),
            (re.compile(r"\bhead (?:office|offices|quarters)\b", re.I), "headquarters"),
@@ -1128,7 +1132,7 @@ def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "
     text = _QUOTED.sub(" quoted ", strip_citations(answer))
     # another name in the question's name's place ("*Galileo* was instrumental in describing …" for "*Newton* was
     # instrumental …"); a bridged answer answers its hop's question, which names the bridge
-    placed = None if lead else name_in_place(what.question, text)
+    placed = None if lead else (name_in_place(what.question, text) or side_swapped(what.question, text))
     if placed is not None:
         return placed
     found = conflict_about(features(plain_words(what.question)), features(text), coverage,  # the question's idioms read
@@ -1293,6 +1297,21 @@ def _refers_to_page(page_title: str, page: TextFeatures, before: str, text: str)
     before_pronoun = _PAGE_PRONOUN.match(before.strip())
     return ((family == "it" and not person_shaped) or (family in ("he", "she") and person_shaped)
             or (before_pronoun is not None and _PRONOUN_FAMILY[before_pronoun.group(1).lower()] == family))
+
+
+_OF_ITS_PERSON = re.compile(r"(?:He|She|His|Her)\b")
+
+
+def _page_person(what: Asked, page_title: str, text: str) -> str:
+    """The person whose page it is, where a who-question is answered by a sentence that speaks of them as "he" or
+    "she" ("*Her* works include … the opera The Lamplighter" on the page titled "Greta Voss"): the title names the
+    one asked for, as the quoted answer shows (it is quoted after the title). Not a page about a place or a body,
+    nor the question's own person; "" otherwise."""
+    title = page_title.strip()
+    if what.kind != "person" or not _OF_ITS_PERSON.match(text.strip()) or not _PERSON_SHAPED.fullmatch(title):
+        return ""
+    words = set(features(title).content)
+    return "" if words & NOT_A_PERSON or words & features(what.question).tokens else title
 
 
 def _unnamed(what: Asked, text: str) -> list[str]:
@@ -1624,7 +1643,7 @@ def _head_said(what: Asked, modifier: str, text: str) -> bool:
                for i, word in enumerate(words))
 
 
-def _kin_unsaid(what: Asked, missing: tuple[str, ...], text: str) -> bool:
+def _kin_unsaid(what: Asked, missing: tuple[str, ...], text: str, lead: str = "") -> bool:
     """Whether ``text`` speaks of the person whose relative the question asks about, but not of the relative
     ("In what year did *Marta Vine's son* take over …?" is not answered by what Marta Vine did in 1816; a sentence
     about the niece herself, "Lena Tarrant … writes for the Courier", need not say she is a niece)."""
@@ -1633,7 +1652,19 @@ def _kin_unsaid(what: Asked, missing: tuple[str, ...], text: str) -> bool:
         kin = {stem(w) for w in match.group(2).split()} & KINSHIP  # "Ada's son", "Ada's eldest son"
         if kin & set(missing) and all(said.covers(w) for w in features(match.group(1)).content):
             return True
+    for match in _KIN_OF_DESCRIBED.finditer(what.question):
+        # "the *mother of* the aviation museum's current curator" is not answered by the curator's own birth year, nor
+        # by what the sentence after the one that named him says of him (``lead``)
+        described = features(match.group(2)).content
+        told = features(f"{lead} {text}") if lead else said
+        if (stem(match.group(1)) in KINSHIP and stem(match.group(1)) in missing and described
+                and sum(told.covers(w) for w in described) >= len(described) / 2):
+            return True
     return False
+
+
+_KIN_OF_DESCRIBED = re.compile(r"\bthe (?:[a-z]+ )?([a-z]+) of ((?:the |a |an )?[^?,;]+)", re.I)
+"""A described person's relative ("the *mother of* the aviation museum's current curator")."""
 
 
 # a sentence whose subject is a relative of the page's person ("*His descendants* remained patrons … until the line
@@ -1718,6 +1749,10 @@ def denies_asked(what: Asked, text: str) -> bool:
             and sum(clause.covers(t) for t in main) >= len(main) / 2)
 
 
+_HOLDERS_LIST = re.compile(r"\b(?:first|second|third),? (?:the [a-z]+ )?[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)* \(\d{4}\s*[–-]")
+"""A list of holders by rank with their terms ("first, Matthias Orlund (1847–1879); second, …"): years of office."""
+
+
 def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6, about: str = "",
           lead: str = "", page_opening: str = "") -> Answerability:
     """Score ``answer`` (citation marks ignored; ``title`` is its passage's title) against ``what``: 0 when
@@ -1739,7 +1774,9 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     # a bridged answer's passage opening says what the bridge is ("The Vessany Gazette is the local *newspaper*")
     feats = features(" ".join(p for p in (title, lead, about if lead else "", text) if p))
     # a lifespan ("(1884–1962)") says *when* someone was born and died, not where
-    said = feats.content | (feats.tokens & _LIFE_EVENTS) if what.kind == "date" else feats.content
+    # (not the terms of a list of holders: "managing directors: first, Matthias Orlund (1847–1879); second, …")
+    said = (feats.content | (feats.tokens & _LIFE_EVENTS) if what.kind == "date" and not _HOLDERS_LIST.search(text)
+            else feats.content)
     # the asked event said by a word that is only part of a name ("the Meirholt *Open*") is not said; a category may
     # be ("the Marrowby *Courier*" is a paper)
     named = name_words(". ".join(p for p in (title, lead, about if lead else "", text) if p)) if what.event else frozenset()
@@ -1805,6 +1842,10 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     other = _other_dimension(what, text) if what.kind == "number" else ""
     if other:
         missing = (*missing, f"the sentence measures how {other}")
+    paid = pay_not_cost(what.question, text) if what.kind == "number" and not other else ""
+    if paid:
+        missing = (*missing, f"the sentence gives a {paid}, not what it cost")
+        other = paid
     unmeasured = what.kind == "number" and not other and lacks_measure(what.question, text)
     if unmeasured:  # "How tall is the clock tower?": "A clock tower was added above the east wing in 1838"
         missing = (*missing, "the sentence gives no measure")
@@ -1816,9 +1857,10 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
         missing = (*missing, "the term it states began after the question's time")
     missing = (*missing, *(f"the name {name}" for name in elsewhere))
     # a dimension asked for ("how *tall*", "how much does it *cost*") is part of the answer's type
-    typed = (has_type(what.kind, text, features(what.question).tokens, what.question) and not what.required & set(missing)
+    valued = f"{person}: {text}" if (person := _page_person(what, page_title, text)) else text
+    typed = (has_type(what.kind, valued, features(what.question).tokens, what.question) and not what.required & set(missing)
              and not other and not unmeasured and not former and not undenied and not relative and not apart
-             and not _kin_unsaid(what, missing, f"{title}. {text}")
+             and not _kin_unsaid(what, missing, f"{title}. {text}", lead)
              and swapped is None and not elsewhere and not silent and not denial and not later)
     weights = what.weight
     total = sum(weights.values())

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from groundqa.hypernyms import names_a_kind_of
 from groundqa.judges.lexical import (
     HONORIFICS,
+    KINSHIP,
     LIFESPAN,
     NAMED_AFTER_A_FAMILY,
     NOT_A_PERSON,
@@ -212,6 +213,31 @@ def _done_by(name: str, sentence: str, acts: set[str]) -> bool:
         sentence))
 
 
+def _does(name: str, sentence: str, acts: set[str]) -> bool:
+    """Whether the name is the subject of a clause that says what the description says was done ("*Thorncastle
+    Brewery has been its principal shirt sponsor* since 1979" for "the company that has sponsored Marrowby
+    Athletic's shirts"): a word of the description (``acts``, stems, or a word that says one otherwise) within six
+    words after the name, before a comma or a conjunction."""
+    said = acts | {w for act in acts for w in said_otherwise(act)}
+    found = re.search(rf"\b{re.escape(name)}((?: (?!and\b|but\b|while\b|whose\b|which\b|who\b)[\w'’-]+){{1,6}})",
+                      sentence)
+    if found is None:
+        return False
+    return any(stem(w.lower()) in said for w in found.group(1).split() if not w[:1].isupper())
+
+
+_PARENT_ASKED = re.compile(r"['’]s? (?:mother|father|parents?)\b|\bthe (?:mother|father|parents?) of\b", re.I)
+_CHILD_OF = re.compile(r"\b(?:son|daughter|child|children|sons|daughters) of ([^.;]+)")
+
+
+def _parent(name: str, sentence: str, question: str) -> bool:
+    """Whether the question asks for someone's parent and the sentence names the name as one ("the only *daughter
+    of* Corra Bell Tallack and the boatbuilder Neil Tallack" for "Ismay Tallack's *mother*")."""
+    if not _PARENT_ASKED.search(question):
+        return False
+    return any(re.search(rf"\b{re.escape(name)}\b", m.group(1)) for m in _CHILD_OF.finditer(sentence))
+
+
 _AGENT_OF = r"on the (?:orders|initiative|advice) of|at the (?:request|instigation|initiative) of"
 """Who an act was done for, said as a noun ("begun in 1902 *on the orders of* Hester Quill-Amory")."""
 
@@ -257,6 +283,17 @@ def _done_where(name: str, sentence: str, question: str) -> bool:
         rf"\b([a-z]{{3,}}) ({_PLACE_PREPOSITIONS})\b", question) if m.group(1) not in STOPWORDS}
     return any((stem(m.group(1)), m.group(2)) in acts for m in re.finditer(
         rf"\b([a-z]{{3,}}) ({_PLACE_PREPOSITIONS}) (?:the )?{re.escape(name)}\b", sentence))
+
+
+_CRAFT = frozenset(re.findall(r"[a-z]+", """plane aeroplane airplane aircraft airship ship boat vessel ferry steamer yacht
+    schooner lifeboat tug train locomotive tram coach"""))
+
+
+def _boarded(name: str, sentence: str, nouns: Sequence[str]) -> bool:
+    """Whether the question describes a craft ("the *plane* that carried …") and the sentence puts someone *aboard* the
+    name ("flew a farmer … *aboard the* Saltmarsh Lady"): one travels aboard a craft, not a place or a person."""
+    return bool(_CRAFT & set(nouns)) and re.search(rf"\b(?:aboard|on board) (?:the )?{re.escape(name)}\b",
+                                                    sentence) is not None
 
 
 # What a maker of a kind makes, where the kind says it: an architect's part is the design ("built by Ottmar Reindl *to
@@ -478,6 +515,8 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
                     or _called(name, sentence, described, heads) or _made_by(name, sentence, described)
                     or _done_by(name, sentence, describing) or _done_where(name, sentence, question)
                     or _whose(name, sentence, question) or _placed(name, sentence, described, question)
+                    or _boarded(name, sentence, described) or _does(name, sentence, describing)
+                    or _parent(name, sentence, question)
                     or _related(name, sentence, question))
             succeeds = _succeeds(succession, name, sentence)
             kind_bonus = 0.5 if said or succeeds or _dated_by(name, sentence, years) or (
@@ -642,9 +681,14 @@ def hop_question(question: str, entity: str) -> str | None:
     rest = body[span[1]:].lstrip()
     if frame is not None and span[1] >= len(body) - 1:
         rest = f"{rest} {frame.group(0).strip()}".strip()
-    return f"{body[: span[0]]}{entity} {rest}".strip() + "?"
+    # a relative of the one described is that one's relative ("What year was *the mother of* the aviation museum's
+    # current curator born?" -> "What year was Lowell Tavener's mother born?"), not the name itself
+    kin = _KIN_DESCRIPTION.match(body[span[0]: span[1]])
+    named = f"{entity}'s {kin.group(1)}" if kin and stem(kin.group(1)) in KINSHIP else entity
+    return f"{body[: span[0]]}{named} {rest}".strip() + "?"
 
 
+_KIN_DESCRIPTION = re.compile(r"the (?:[a-z]+ )?([a-z]+) of ", re.I)
 _TRAILING_FRAME = re.compile(r"\s(?:before|after|until) (?:1[0-9]{3}|20[0-9]{2})$", re.I)
 
 

@@ -344,6 +344,27 @@ def name_in_place(question: str, sentence: str) -> str | None:
     return None
 
 
+_FOR_NAME = re.compile(r"\b[Ff]or ((?:the )?[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)*)")
+
+
+def side_swapped(question: str, sentence: str) -> str | None:
+    """How ``sentence`` says of another side what ``question`` asks *for* a named one ("How many goals did Declan
+    Sowerby score *for Dunhallow Town*?" is not answered by "*For Marrowby* he scored 38 goals"), else ``None``: the
+    question's name is nowhere in the sentence, and another name stands after "for", sharing no word with it."""
+    asked = _FOR_NAME.search(question)
+    if asked is None:
+        return None
+    name = {stem(w) for w in re.findall(r"[A-Za-z]+", asked.group(1)) if w.lower() != "the"}
+    said = {stem(w) for w in re.findall(r"[A-Za-z]+", sentence)}
+    if name & said:
+        return None
+    for other in _FOR_NAME.finditer(sentence):
+        words = {stem(w) for w in re.findall(r"[A-Za-z]+", other.group(1)) if w.lower() != "the"}
+        if words and not words & name:
+            return f"says {'for ' + other.group(1)!r} where the question has {'for ' + asked.group(1)!r}"
+    return None
+
+
 _OBJECT_CLAUSE = re.compile(r"(?P<before>[^,;]*?), (?:which|that) (?P<clause>[^,;]+)")
 
 

@@ -248,7 +248,11 @@ class GroundedQA(dspy.Module):
     def _answer(self, question: str, result: GroundedResult, state: RunState) -> None:
         self.retriever.refresh()
         question, seen = self._read_names(question, state)
-        if not (self.config.verify_premises and self._premises_fail(question, result)):
+        if self.config.verify_premises and question not in seen:
+            # the question's own passages, read by the premise judge too, and kept for the answer (one retrieval)
+            with stage_scope("retrieval"):
+                seen = {**seen, question: self._retrieve(question)}
+        if not (self.config.verify_premises and self._premises_fail(question, result, seen.get(question))):
             return self._answer_from_passages(question, result, state, seen)
         if result.abstain_reason is not AbstainReason.PREMISE_UNSUPPORTED or self.gates.premise_rescue >= RESCUE_OFF:
             return
@@ -417,9 +421,10 @@ class GroundedQA(dspy.Module):
         found = self.retriever.retrieve(query, pool, lexical=gates.lexical_pool)
         return rerank(query, found, gates.lexical_weight)[: gates.k]
 
-    def _premises_fail(self, question: str, result: GroundedResult) -> bool:
-        """Verify the question's presuppositions; abstain (and say so) when one is false."""
-        verdict = self.premises(question=question, gates=self.gates)
+    def _premises_fail(self, question: str, result: GroundedResult, near: list[Passage] | None = None) -> bool:
+        """Verify the question's presuppositions (``near``: the passages retrieved for the question, which the judge
+        reads beside each claim's own); abstain (and say so) when one is false."""
+        verdict = self.premises(question=question, gates=self.gates, near=near)
         result.premises = list(verdict.verdicts)
         result.premise_check = "failed" if verdict.status == "contradicted" else verdict.status
         contradicted = next((v for v in result.premises if v.status == "contradicted"), None)
@@ -624,10 +629,13 @@ class GroundedQA(dspy.Module):
     def _answers_itself(self, question: str, passages: list[Passage]) -> bool:
         """Whether the first hop's best passage holds a sentence that says all of what was asked ("Its research
         *vessel*, the Skua" for "What is the station's research boat called?"): the description named the thing
-        itself."""
+        itself. The sentence must reach the answer floor (``answer_floor``) as the answer without a bridge would: one
+        below it ("Born in Kelvasund, he … studied at the provincial college of building" for "where did the architect
+        of Orrenbeck Town Hall study") is found only through the bridge."""
         budgets = self.config.budgets
         trial = extractive_answer(question, build_context(passages[:1], budgets.max_context_chars,
-                                                          budgets.context_policy), floor=0.0, answerability=1.0)
+                                                          budgets.context_policy), floor=self.gates.answer_floor,
+                                  answerability=1.0)
         return bool(trial.chosen)
 
     def _answers_about(self, question: str, bridge: Bridge, first_hop: list[Passage], target: Passage) -> float:

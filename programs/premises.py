@@ -44,6 +44,11 @@ from .retriever import Retriever
 Extractor = Literal["lm", "heuristic"]
 JUDGED = 3
 """Passages the judge reads per claim (the best-ranked of ``gates.premise_k``; the word checks read all)."""
+NEAR_JUDGED = 2
+"""Passages retrieved for the question itself that the judge also reads per claim (the best-ranked, where the claim's
+own retrieval did not bring them): a claim is a shred of the question ("Vannaz Frères reject in November 1926"), and
+the question's other words ("How many *wheels* …") can find the passage that says it ("In November 1926 *it* refused
+to accept a delivery of 212 wheels") where the shred alone does not."""
 JudgeKind = Literal["lm", "offline"]
 ASKED_CONFLICTS: frozenset[ConflictKind] = frozenset(("year", "person", "antonym"))
 """How a passage may contradict the relation a look-up asks about (a negation there is mostly in passing)."""
@@ -94,11 +99,16 @@ class PremiseVerifier(dspy.Module):
         return cleaned
 
     # -- judging ---------------------------------------------------------------------------
-    def verify(self, claim: Presupposition, gates: Gates | None = None) -> PremiseVerdict:
+    def verify(self, claim: Presupposition, gates: Gates | None = None, near: list[Passage] | None = None
+               ) -> PremiseVerdict:
+        """The verdict on ``claim``; ``near``: passages retrieved for the question itself, whose best
+        (:data:`NEAR_JUDGED`) the judge reads as well."""
         gates = gates if gates is not None else Gates()
         with stage_scope("premises"):
             passages = self.retriever.retrieve(claim.claim, gates.premise_k)
-        best = max((p.score for p in passages), default=0.0)
+        judged = {p.chunk_id for p in passages[:JUDGED]}
+        extra = [p for p in (near or [])[:NEAR_JUDGED] if p.chunk_id not in judged]
+        best = max((p.score for p in [*passages, *extra]), default=0.0)
         if not passages:
             return PremiseVerdict(claim=claim.claim, supported=False, status="unsupported",
                                   rationale="nothing in the corpus matches this claim")
@@ -126,7 +136,7 @@ class PremiseVerifier(dspy.Module):
             # what a look-up asks about that itself means "not" ("atoms from passing through each other", of "What
             # prohibits atoms from passing …?") is said by a passage that negates it ("does not permit atoms to pass")
             polarity = claim.role != "asked" or not _PREVENTS.search(claim.claim)
-            said, confidence, cited, rationale = self._judge(claim.claim, passages[:JUDGED], polarity=polarity)
+            said, confidence, cited, rationale = self._judge(claim.claim, [*passages[:JUDGED], *extra], polarity=polarity)
         threshold, floor = gates.premise_threshold, gates.premise_floor
         if claim.role in _WORDED_OTHERWISE:
             # what a look-up asks about may be worded otherwise where it is answered: it is judged by support
@@ -223,7 +233,7 @@ class PremiseVerifier(dspy.Module):
         cited = [context.passages[n - 1].chunk_id for n in (out.evidence or []) if 1 <= n <= context.size]
         return bool(out.supported), float(out.confidence or 0.0), cited, str(out.rationale or "")
 
-    def forward(self, question: str, gates: Gates | None = None) -> dspy.Prediction:
+    def forward(self, question: str, gates: Gates | None = None, near: list[Passage] | None = None) -> dspy.Prediction:
         try:
             claims = self.presuppositions(question)
         except RunStopped:
@@ -233,7 +243,7 @@ class PremiseVerifier(dspy.Module):
         if not claims:
             return dspy.Prediction(verdicts=[], status="passed", unsupported=[])
         try:
-            verdicts = self._verify_all(claims, gates)
+            verdicts = self._verify_all(claims, gates, near)
         except RunStopped:
             raise
         except Exception as exc:
@@ -247,11 +257,12 @@ class PremiseVerifier(dspy.Module):
                   else "failed" if unsupported else "passed")
         return dspy.Prediction(verdicts=verdicts, status=status, unsupported=unsupported)
 
-    def _verify_all(self, claims: list[Presupposition], gates: Gates | None) -> list[PremiseVerdict]:
+    def _verify_all(self, claims: list[Presupposition], gates: Gates | None,
+                    near: list[Passage] | None = None) -> list[PremiseVerdict]:
         if len(claims) == 1 or self.max_workers <= 1:
-            return [self.verify(c, gates) for c in claims]
+            return [self.verify(c, gates, near) for c in claims]
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(claims))) as pool:
-            futures = [pool.submit(contextvars.copy_context().run, self.verify, c, gates) for c in claims]
+            futures = [pool.submit(contextvars.copy_context().run, self.verify, c, gates, near) for c in claims]
             return [f.result() for f in futures]
 
     def _failed(self, message: str) -> dspy.Prediction:

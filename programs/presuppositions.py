@@ -299,7 +299,9 @@ def _two_hops(claim: Claim, dated: bool = False) -> list[Claim]:
     return [(" ".join(head), why, kind), (f"{noun}{text[clause.start():]}", "a description the question uses", kind)]
 
 
-_OBJECT = re.compile(r"\bthe ((?:[A-Z][\w-]+ )+[a-z]{3,})\b(?! of\b)")
+# (its last word a noun: "who hosts the Morning Table *now*" names no "Morning Table now")
+_OBJECT = re.compile(r"\bthe ((?:[A-Z][\w-]+ )+(?!(?:now|today|nowadays|currently|still|then|again)\b)[a-z]{3,})\b"
+                     r"(?! of\b)")
 
 
 def _objects(rest: str) -> list[Presupposition]:

@@ -34,7 +34,7 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "creator": "start started found founded create created author wrote",  # "*started by* Pell Amundsen-Roe"
     "design": "designer",
     # "his history of the library was *published* in 1930"; an opera is *composed*
-    "write": "author wrote writer publish published compose composed composer",
+    "write": "author wrote writer publish published compose composed composer works",  # "Her *works* include …"
     "author": "playwright writer wrote written novelist poet",
     "lead": "led leader head chair chaired chairman chairwoman direct directed director",
     "leader": "lead leads led head headed chair chaired",
@@ -107,6 +107,9 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "lose": "destroy destroyed burnt burned",  # "books *lost* in the fire" / "volumes were *destroyed*"
     "blaze": "fire",  # "the Montbrac *blaze*" / "fire destroyed the still hall"
     "relocate": "move moved",  # "when did the shop *relocate*" / "moved to the old bank building"
+    "move": "switch switched relocate relocated",  # "Why did Quennet *move to* a permissive licence?" / "The *switch*"
+    # "Which organisation *hands out* the Cressing Awards?" (read "awards") / "*presented by* the Cressing Trust"
+    "award": "present presented presents grant granted give gave allocate allocated distribute distributed",
     "donate": "gift given gave present presented bequeath bequeathed donor",
     "steal": "thief theft",
     "folio": "leaf leaves",
@@ -118,6 +121,7 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "choose": "elect elected elects",  # "When is the Master *chosen*?" / "is *elected* annually"
     "originally": "began begin first initially",  # "What type of fair was it *originally*?" / "it *began as*"
     "walkout": "strike stoppage",
+    "organise": "call called lead led",  # "the union that *organised* the 1948 strike" / "It was *called by* the … Union"
     "strong": "abv alcohol proof",  # "how strong is the stout" / "5.2% ABV"
     "architect": "designed design designer",  # "Who was the *architect* of …?" / "It was *designed* by the engineer …"
     "autobiography": "memoir memoirs",
