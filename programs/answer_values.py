@@ -188,7 +188,13 @@ def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str],
     if kind == "person" and _kin_left_unnamed(question, text):
         return False
     if kind == "person" and not _WHO.match(question):
-        # "the name of the *man* who founded …", "which *architect* …": a person's name, not "the River Tarn"
+        # "the name of the *man* who founded …", "which *architect* …": a person's name, not "the River Tarn", nor
+        # where something is ("Guided tours start *at the Palm House*")
+        if not _SOMEONE.search(text):
+            text = _without_places(text)
+        # a lone capitalised word that opens the sentence is read as a plain word ("*Guided* tours start …"), as the
+        # who-path reads it; a full name there is still one ("Aurel Marovell founded …")
+        text = _OPENING_WORD.sub(lambda m: m.group(1) + m.group(2).lower(), text)
         places = {stem(m.group(1).lower()) for m in _PLACE_BEFORE_NOUN.finditer(text)}
         return any(set(name) - question_words - _CALENDAR_STEMS - places and not set(name) & NOT_A_PERSON
                    for name in features(text).names)
@@ -206,6 +212,7 @@ def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str],
 
 
 _SOMEONE = re.compile(r"\b(?:he|she|him|his|her|hers)\b", re.I)
+_OPENING_WORD = re.compile(r"^(\W*)([A-Z][a-z]+)(?= [a-z])")
 _NAME_WORDS = r"[A-Z][\w'’-]+(?:\s+(?:of\s+)?[A-Z][\w'’-]+)*"
 _AT_A_PLACE = re.compile(rf"\b(?:at|in|near|into|inside|outside|across)\s+(?:the\s+)?{_NAME_WORDS}")
 _INSTITUTION = re.compile(rf"(\bby\s+)?\b(?:the\s+)?{_NAME_WORDS}\s+(?:Museum|Library|Club|Hall|Street|Road|Square|"

@@ -1643,7 +1643,7 @@ def _head_said(what: Asked, modifier: str, text: str) -> bool:
                for i, word in enumerate(words))
 
 
-def _kin_unsaid(what: Asked, missing: tuple[str, ...], text: str, lead: str = "") -> bool:
+def _kin_unsaid(what: Asked, missing: tuple[str, ...], text: str) -> bool:
     """Whether ``text`` speaks of the person whose relative the question asks about, but not of the relative
     ("In what year did *Marta Vine's son* take over …?" is not answered by what Marta Vine did in 1816; a sentence
     about the niece herself, "Lena Tarrant … writes for the Courier", need not say she is a niece)."""
@@ -1653,12 +1653,10 @@ def _kin_unsaid(what: Asked, missing: tuple[str, ...], text: str, lead: str = ""
         if kin & set(missing) and all(said.covers(w) for w in features(match.group(1)).content):
             return True
     for match in _KIN_OF_DESCRIBED.finditer(what.question):
-        # "the *mother of* the aviation museum's current curator" is not answered by the curator's own birth year, nor
-        # by what the sentence after the one that named him says of him (``lead``)
+        # "the *mother of* the aviation museum's current curator" is not answered by the curator's own birth year
         described = features(match.group(2)).content
-        told = features(f"{lead} {text}") if lead else said
         if (stem(match.group(1)) in KINSHIP and stem(match.group(1)) in missing and described
-                and sum(told.covers(w) for w in described) >= len(described) / 2):
+                and sum(said.covers(w) for w in described) >= len(described) / 2):
             return True
     return False
 
@@ -1860,7 +1858,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     valued = f"{person}: {text}" if (person := _page_person(what, page_title, text)) else text
     typed = (has_type(what.kind, valued, features(what.question).tokens, what.question) and not what.required & set(missing)
              and not other and not unmeasured and not former and not undenied and not relative and not apart
-             and not _kin_unsaid(what, missing, f"{title}. {text}", lead)
+             and not _kin_unsaid(what, missing, f"{title}. {text}")
              and swapped is None and not elsewhere and not silent and not denial and not later)
     weights = what.weight
     total = sum(weights.values())

@@ -213,19 +213,6 @@ def _done_by(name: str, sentence: str, acts: set[str]) -> bool:
         sentence))
 
 
-def _does(name: str, sentence: str, acts: set[str]) -> bool:
-    """Whether the name is the subject of a clause that says what the description says was done ("*Thorncastle
-    Brewery has been its principal shirt sponsor* since 1979" for "the company that has sponsored Marrowby
-    Athletic's shirts"): a word of the description (``acts``, stems, or a word that says one otherwise) within six
-    words after the name, before a comma or a conjunction."""
-    said = acts | {w for act in acts for w in said_otherwise(act)}
-    found = re.search(rf"\b{re.escape(name)}((?: (?!and\b|but\b|while\b|whose\b|which\b|who\b)[\w'’-]+){{1,6}})",
-                      sentence)
-    if found is None:
-        return False
-    return any(stem(w.lower()) in said for w in found.group(1).split() if not w[:1].isupper())
-
-
 _PARENT_ASKED = re.compile(r"['’]s? (?:mother|father|parents?)\b|\bthe (?:mother|father|parents?) of\b", re.I)
 _CHILD_OF = re.compile(r"\b(?:son|daughter|child|children|sons|daughters) of ([^.;]+)")
 
@@ -515,7 +502,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
                     or _called(name, sentence, described, heads) or _made_by(name, sentence, described)
                     or _done_by(name, sentence, describing) or _done_where(name, sentence, question)
                     or _whose(name, sentence, question) or _placed(name, sentence, described, question)
-                    or _boarded(name, sentence, described) or _does(name, sentence, describing)
+                    or _boarded(name, sentence, described)
                     or _parent(name, sentence, question)
                     or _related(name, sentence, question))
             succeeds = _succeeds(succession, name, sentence)

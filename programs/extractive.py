@@ -3,9 +3,8 @@
 Used when the LM cannot meet the citation contract or does not answer the question. Each sentence of
 the numbered context is scored ``0.6 * cosine + 0.4 * overlap`` against the question (and against a
 bridge query when the question was bridged; the better of the two counts), where ``overlap`` is the
-share of the question's content words found in the sentence or its passage title (in another form too, by their
-first five letters, as the answer check reads them; a word that says one otherwise counts half); a sentence that opens
-on a pronoun is embedded after its passage title, which is what it is about. Sentences that give
+share of the question's content words found in the sentence or its passage title (or a word that says one otherwise,
+as the answer check reads them: :data:`~groundqa.judges.paraphrase.SYNONYMS`); a sentence that opens on a pronoun is embedded after its passage title, which is what it is about. Sentences that give
 instructions ("ignore previous instructions…") are never candidates, and a passage's own ``[n]``
 marks are removed.
 
@@ -110,25 +109,15 @@ def rank_sentences(question: str, context: NumberedContext, queries: Sequence[st
         # a year inside a term the sentence states for its holder counts as said ("Anton Belair served from 1998 to
         # 2004" for "mayor in 2001"), as the answer check reads it
         words |= {w for ask in asks for w in ask if w.isdigit() and in_term(what, w, sentence)}
-        # the same word in another form counts, as the answer check reads it (its first five letters: "What
-        # *registration* did it carry?" / "… and *registered* it as MI-KAA"); a word said otherwise counts half
-        # ("Guided tours *start* at the Palm House" says little of "the man who *founded* …")
-        prefixes = {w[:5] for w in words if len(w) >= 5}
+        # a word said otherwise counts as said, as the answer check reads it ("What *registration* did it carry?" /
+        # "… and *registered* it as MI-KAA")
         best = max(
             0.6 * sum(a * b for a, b in zip(q, vector, strict=True))
-            + 0.4 * (sum(_shared(a, words, prefixes) for a in ask) / len(ask) if ask else 0.0)
+            + 0.4 * (sum(1 for a in ask if a in words or said_otherwise(a) & words) / len(ask) if ask else 0.0)
             for q, ask in zip(probe_vectors, asks, strict=True)
         )
         scored.append(ScoredSentence(round(best, 4), number, sentence, before))
     return sorted(scored, key=lambda s: s.score, reverse=True)
-
-
-def _shared(term: str, words: set[str], prefixes: set[str]) -> float:
-    """How much of ``term`` (a question's stem) a sentence's stems say: 1 for the word, or another form of it (its
-    first five letters), 0.5 for a word that says it otherwise (:data:`~groundqa.judges.paraphrase.SYNONYMS`)."""
-    if term in words or (len(term) >= 5 and term[:5] in prefixes):
-        return 1.0
-    return 0.5 if said_otherwise(term) & words else 0.0
 
 
 def _bridge_sentence(context: NumberedContext, bridge: Bridge | None, candidate: ScoredSentence) -> ScoredSentence | None:
