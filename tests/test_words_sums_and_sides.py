@@ -7,7 +7,13 @@
 * What a thing cost is not a salary paid while it was made; a sum won *for Marrowby* is not one *for Dunhallow Town*;
   the years of a list of office-holders are terms, not lifespans; a date or a day and month needs a month.
 * A who-question about a woman a building is *named after* asks of the eponym (here her profession), not for a name.
-* The plane that carried someone is the one they flew *aboard*; the mother of the one described is that one's mother.
+* The plane that carried someone is the one they flew *aboard*; a parent is the one someone is "the daughter of"; the
+  mother of the one described is that one's mother.
+* A first hop answers by itself only with a sentence over the answer floor (else the bridge that would quote the answer
+  was dropped); a premise is judged on the question's own best passages too; "now" is no part of a named thing; a
+  place or a lone opening word is no name for "the man who …".
+
+Every test fails on session 48's code.
 """
 
 from __future__ import annotations
