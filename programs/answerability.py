@@ -1652,7 +1652,7 @@ def _kin_unsaid(what: Asked, missing: tuple[str, ...], text: str) -> bool:
         kin = {stem(w) for w in match.group(2).split()} & KINSHIP  # "Ada's son", "Ada's eldest son"
         if kin & set(missing) and all(said.covers(w) for w in features(match.group(1)).content):
             return True
-    for match in _KIN_OF_DESCRIBED.finditer(what.question):
+    for match in KIN_DESCRIBED.finditer(what.question):
         # "the *mother of* the aviation museum's current curator" is not answered by the curator's own birth year
         described = features(match.group(2)).content
         if (stem(match.group(1)) in KINSHIP and stem(match.group(1)) in missing and described
@@ -1661,8 +1661,9 @@ def _kin_unsaid(what: Asked, missing: tuple[str, ...], text: str) -> bool:
     return False
 
 
-_KIN_OF_DESCRIBED = re.compile(r"\bthe (?:[a-z]+ )?([a-z]+) of ((?:the |a |an )?[^?,;]+)", re.I)
-"""A described person's relative ("the *mother of* the aviation museum's current curator")."""
+KIN_DESCRIBED = re.compile(r"\bthe (?:[a-z]+ )?([a-z]+) of ((?:the |a |an )?[^?,;]+)", re.I)
+"""A described person's relative ("the *mother of* the aviation museum's current curator"; group 1 is a kin word only
+where :data:`~groundqa.judges.lexical.KINSHIP` holds its stem)."""
 
 
 # a sentence whose subject is a relative of the page's person ("*His descendants* remained patrons … until the line
@@ -1867,5 +1868,5 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
                          bool(other) or denial or bool(other_page) or bool(misdated), denial and not elsewhere)
 
 
-__all__ = ["CALENDAR_WORDS", "GIVES_CAUSE", "PERSON_ROLE", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "asks_why", "check", "denies_asked", "describes_by_role", "held_terms", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "stated_terms", "substitution", "unsaid",
+__all__ = ["CALENDAR_WORDS", "GIVES_CAUSE", "KIN_DESCRIBED", "PERSON_ROLE", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "asks_why", "check", "denies_asked", "describes_by_role", "held_terms", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "stated_terms", "substitution", "unsaid",
            "value_beside"]

@@ -37,6 +37,7 @@ from groundqa.text import split_sentences, strip_citations
 
 from .answerability import (
     CALENDAR_WORDS,
+    KIN_DESCRIBED,
     RELATIVE_HEAD,
     Asked,
     asked,
@@ -670,12 +671,11 @@ def hop_question(question: str, entity: str) -> str | None:
         rest = f"{rest} {frame.group(0).strip()}".strip()
     # a relative of the one described is that one's relative ("What year was *the mother of* the aviation museum's
     # current curator born?" -> "What year was Lowell Tavener's mother born?"), not the name itself
-    kin = _KIN_DESCRIPTION.match(body[span[0]: span[1]])
+    kin = KIN_DESCRIBED.match(body[span[0]: span[1]])
     named = f"{entity}'s {kin.group(1)}" if kin and stem(kin.group(1)) in KINSHIP else entity
     return f"{body[: span[0]]}{named} {rest}".strip() + "?"
 
 
-_KIN_DESCRIPTION = re.compile(r"the (?:[a-z]+ )?([a-z]+) of ", re.I)
 _TRAILING_FRAME = re.compile(r"\s(?:before|after|until) (?:1[0-9]{3}|20[0-9]{2})$", re.I)
 
 

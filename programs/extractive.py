@@ -3,8 +3,9 @@
 Used when the LM cannot meet the citation contract or does not answer the question. Each sentence of
 the numbered context is scored ``0.6 * cosine + 0.4 * overlap`` against the question (and against a
 bridge query when the question was bridged; the better of the two counts), where ``overlap`` is the
-share of the question's content words found in the sentence or its passage title (or a word that says one otherwise,
-as the answer check reads them: :data:`~groundqa.judges.paraphrase.SYNONYMS`); a sentence that opens on a pronoun is embedded after its passage title, which is what it is about. Sentences that give
+share of the question's content words found in the sentence or its passage title (or a word that says one
+otherwise, as the answer check reads them: :data:`~groundqa.judges.paraphrase.SYNONYMS`); a sentence that opens on a
+pronoun is embedded after its passage title, which is what it is about. Sentences that give
 instructions ("ignore previous instructions…") are never candidates, and a passage's own ``[n]``
 marks are removed.
 

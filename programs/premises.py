@@ -46,9 +46,9 @@ JUDGED = 3
 """Passages the judge reads per claim (the best-ranked of ``gates.premise_k``; the word checks read all)."""
 NEAR_JUDGED = 2
 """Passages retrieved for the question itself that the judge also reads per claim (the best-ranked, where the claim's
-own retrieval did not bring them): a claim is a shred of the question ("Vannaz Frères reject in November 1926"), and
-the question's other words ("How many *wheels* …") can find the passage that says it ("In November 1926 *it* refused
-to accept a delivery of 212 wheels") where the shred alone does not."""
+own retrieval did not bring them): a claim is a shred of the question ("the allocation committee awards in 2023"), and
+the question's other words ("how many *core-hours* did …") can find the passage that says it ("In 2023 the committee
+awarded 310 million core-hours to 164 projects") where the shred alone does not."""
 JudgeKind = Literal["lm", "offline"]
 ASKED_CONFLICTS: frozenset[ConflictKind] = frozenset(("year", "person", "antonym"))
 """How a passage may contradict the relation a look-up asks about (a negation there is mostly in passing)."""
