@@ -1302,16 +1302,22 @@ def _refers_to_page(page_title: str, page: TextFeatures, before: str, text: str)
 _OF_ITS_PERSON = re.compile(r"(?:He|She|His|Her)\b")
 
 
+def names_another_person(what: Asked, page_title: str) -> bool:
+    """Whether ``page_title`` is a person's full name ("Greta Voss") other than one the question holds: not a page
+    about a place or a body ("Lorvin Conservatory"), nor the question's own person's."""
+    words = set(features(page_title).content)
+    return (_PERSON_SHAPED.fullmatch(page_title.strip()) is not None and not words & NOT_A_PERSON
+            and not words & features(what.question).tokens)
+
+
 def _page_person(what: Asked, page_title: str, text: str) -> str:
     """The person whose page it is, where a who-question is answered by a sentence that speaks of them as "he" or
     "she" ("*Her* works include … the opera The Lamplighter" on the page titled "Greta Voss"): the title names the
-    one asked for, as the quoted answer shows (it is quoted after the title). Not a page about a place or a body,
-    nor the question's own person; "" otherwise."""
-    title = page_title.strip()
-    if what.kind != "person" or not _OF_ITS_PERSON.match(text.strip()) or not _PERSON_SHAPED.fullmatch(title):
+    one asked for, as the quoted answer shows (it is quoted after the title; :func:`names_another_person`); ""
+    otherwise."""
+    if what.kind != "person" or not _OF_ITS_PERSON.match(text.strip()) or not names_another_person(what, page_title):
         return ""
-    words = set(features(title).content)
-    return "" if words & NOT_A_PERSON or words & features(what.question).tokens else title
+    return page_title.strip()
 
 
 def _unnamed(what: Asked, text: str) -> list[str]:
@@ -1844,7 +1850,7 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     paid = pay_not_cost(what.question, text) if what.kind == "number" and not other else ""
     if paid:
         missing = (*missing, f"the sentence gives a {paid}, not what it cost")
-        other = paid
+        other = paid  # it answers another question, as another dimension measured does (the judge may not overrule it)
     unmeasured = what.kind == "number" and not other and lacks_measure(what.question, text)
     if unmeasured:  # "How tall is the clock tower?": "A clock tower was added above the east wing in 1838"
         missing = (*missing, "the sentence gives no measure")
@@ -1868,5 +1874,5 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
                          bool(other) or denial or bool(other_page) or bool(misdated), denial and not elsewhere)
 
 
-__all__ = ["CALENDAR_WORDS", "GIVES_CAUSE", "KIN_DESCRIBED", "PERSON_ROLE", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "asks_why", "check", "denies_asked", "describes_by_role", "held_terms", "holds_value", "in_term", "mentions", "names_someone", "plain_words", "says_denial", "stated_terms", "substitution", "unsaid",
+__all__ = ["CALENDAR_WORDS", "GIVES_CAUSE", "KIN_DESCRIBED", "PERSON_ROLE", "RELATIVE_HEAD", "Answerability", "AnswerType", "Asked", "asked", "asks_for_description", "asks_why", "check", "denies_asked", "describes_by_role", "held_terms", "holds_value", "in_term", "mentions", "names_another_person", "names_someone", "plain_words", "says_denial", "stated_terms", "substitution", "unsaid",
            "value_beside"]

@@ -273,15 +273,12 @@ def _done_where(name: str, sentence: str, question: str) -> bool:
         rf"\b([a-z]{{3,}}) ({_PLACE_PREPOSITIONS}) (?:the )?{re.escape(name)}\b", sentence))
 
 
-_CRAFT = frozenset(re.findall(r"[a-z]+", """plane aeroplane airplane aircraft airship ship boat vessel ferry steamer yacht
-    schooner lifeboat tug train locomotive tram coach"""))
-
-
 def _boarded(name: str, sentence: str, nouns: Sequence[str]) -> bool:
-    """Whether the question describes a craft ("the *plane* that carried …") and the sentence puts someone *aboard* the
-    name ("flew a farmer … *aboard the* Saltmarsh Lady"): one travels aboard a craft, not a place or a person."""
-    return bool(_CRAFT & set(nouns)) and re.search(rf"\b(?:aboard|on board) (?:the )?{re.escape(name)}\b",
-                                                    sentence) is not None
+    """Whether the sentence puts someone *aboard* the name ("flew a farmer … *aboard the* Saltmarsh Lady") and the
+    question describes a conveyance (by WordNet's hypernyms: "the *plane* that carried …"): one travels aboard a craft,
+    not a place or a person."""
+    return (re.search(rf"\b(?:aboard|on board) (?:the )?{re.escape(name)}\b", sentence) is not None
+            and any(names_a_kind_of(noun, "conveyance") for noun in nouns))
 
 
 # What a maker of a kind makes, where the kind says it: an architect's part is the design ("built by Ottmar Reindl *to

@@ -40,6 +40,7 @@ from .answerability import (
     check,
     holds_value,
     in_term,
+    names_another_person,
     names_someone,
     value_beside,
 )
@@ -313,10 +314,7 @@ def _named(what: Asked, sentence: str, title: str) -> str:
     page says of "her" or "him" ("Marta Lind: Since 2020 *she* has chaired the museum's trustees"): a reader asked
     who, and the name is what the title gives."""
     text = sentence.rstrip()
-    if what.kind != "person" or not title or not _PERSON_TITLE.fullmatch(title) or not _PERSONAL.search(text):
-        return text
-    words = features(title)
-    if features(what.question).tokens & set(words.content) or set(words.content) & NOT_A_PERSON:
+    if what.kind != "person" or not _PERSONAL.search(text) or not names_another_person(what, title):
         return text  # the question's own person, or a page about a place or a body
     if names_someone(what, text):
         return text  # the sentence names someone itself

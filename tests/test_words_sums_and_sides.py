@@ -18,6 +18,9 @@ Every test fails on session 48's code.
 
 from __future__ import annotations
 
+import pytest
+from scripted_retrieval import ScriptedRetriever
+
 from groundqa.judges.lexical import features
 from groundqa.programs.answer_values import has_type, pay_not_cost
 from groundqa.programs.answerability import asked, check
@@ -26,6 +29,10 @@ from groundqa.programs.context import build_context
 from groundqa.programs.contradiction import side_swapped
 from groundqa.programs.extractive import rank_sentences
 from groundqa.programs.gates import Gates
+from groundqa.programs.grounded_qa import GroundedQA, QAConfig
+from groundqa.programs.judge_budget import budgeted
+from groundqa.programs.premises import PremiseVerifier
+from groundqa.programs.presuppositions import heuristic_presuppositions
 from groundqa.signatures.types import Passage
 
 GANNET = ("Gannet's Reach was the first aircraft owned by Kestrelwing Air, a single-engine, six-seat Calder C-6 Petrel "
@@ -143,10 +150,6 @@ AWARDS = Passage(chunk_id="rac#1", doc_id="rac", title="Resource Allocation Comm
 
 
 def test_a_premise_is_also_judged_on_the_passages_found_for_the_question() -> None:
-    from scripted_retrieval import ScriptedRetriever
-
-    from groundqa.programs.premises import PremiseVerifier
-
     # the claim's own retrieval finds only the list of chairs; the question's finds the sentence that says it
     question = "how many core-hours did the allocation committee hand out in 2023"
     verifier = PremiseVerifier(ScriptedRetriever([CHAIRS]), extractor="heuristic", judge="offline")
@@ -167,14 +170,9 @@ ORRENBECK = Passage(
          "completed in 1879 to designs by Ludo Farrenhall, carries the Concord Bell in its clock turret.")
 
 
-def test_a_first_hop_answers_by_itself_only_over_the_answer_floor(monkeypatch) -> None:
+def test_a_first_hop_answers_by_itself_only_over_the_answer_floor(monkeypatch: pytest.MonkeyPatch) -> None:
     # the architect's own page is the first hop's best passage, and its sentence about his studies is below the answer
     # floor for the question's words: kept only through the bridge (his name) is it read and quoted
-    from scripted_retrieval import ScriptedRetriever
-
-    from groundqa.programs.grounded_qa import GroundedQA, QAConfig
-    from groundqa.programs.judge_budget import budgeted
-
     monkeypatch.setattr(GroundedQA, "_answer_judge", staticmethod(lambda: budgeted(lambda *a: -6.0)))
     program = GroundedQA(ScriptedRetriever([FARRENHALL, ORRENBECK]), QAConfig.for_lm("embedded"))  # type: ignore[arg-type]
     result = program.run("where did the architect of Orrenbeck Town Hall study")
@@ -183,8 +181,6 @@ def test_a_first_hop_answers_by_itself_only_over_the_answer_floor(monkeypatch) -
 
 
 def test_now_is_no_part_of_a_named_thing() -> None:
-    from groundqa.programs.presuppositions import heuristic_presuppositions
-
     claims = [p.claim for p in heuristic_presuppositions("who hosts the Morning Table these days")]
     assert claims == ["hosts the Morning Table"]  # not "Morning Table now", which no passage says
     assert "Calder Island airport" in [p.claim for p in heuristic_presuppositions(
