@@ -96,6 +96,10 @@ _PAY_WORDS = re.compile(r"\b(salary|salaries|wage|wages|stipend|pension|fee|fees
                         r"donation|bequest|legacy|prize)\b(?:\s+\w+){0,3}?\s+(?:of\s+)?$", re.I)
 
 
+_TOWARDS = re.compile(r"\s*(?:towards?|in aid of)\b", re.I)
+"""After a sum: a part given towards something, not what the whole cost."""
+
+
 def pay_not_cost(question: str, text: str) -> str:
     """The kind of payment (a salary, a fee, a gift) every sum of ``text`` is, where ``question`` asks what something
     cost and names no such payment itself; else ""."""
@@ -104,9 +108,12 @@ def pay_not_cost(question: str, text: str) -> str:
     kinds = []
     for amount in _MONEY_AMOUNT.finditer(text):
         paid = _PAY_WORDS.search(text[max(0, amount.start() - 40): amount.start()])
-        if paid is None:
+        if paid is not None:
+            kinds.append(paid.group(1).lower())
+        elif _TOWARDS.match(text, amount.end()):  # "She gave £4,200 *towards* the building of the institute"
+            kinds.append("contribution")
+        else:
             return ""
-        kinds.append(paid.group(1).lower())
     asked = {w.lower() for w in re.findall(r"[a-z]+", question, re.I)}
     return kinds[0] if kinds and not asked & set(kinds) else ""
 
@@ -217,12 +224,15 @@ _NAME_WORDS = r"[A-Z][\w'’-]+(?:\s+(?:of\s+)?[A-Z][\w'’-]+)*"
 _AT_A_PLACE = re.compile(rf"\b(?:at|in|near|into|inside|outside|across)\s+(?:the\s+)?{_NAME_WORDS}")
 _INSTITUTION = re.compile(rf"(\bby\s+)?\b(?:the\s+)?{_NAME_WORDS}\s+(?:Museum|Library|Club|Hall|Street|Road|Square|"
                           r"Branch|Station|Church|Cathedral|Abbey|Castle|Park|Bridge|Lighthouse|Harbour|Harbor|River|"
-                          r"Valley|Lake|Island|Hill|Mountain|Quay|School|College|Hospital|Theatre|Theater)\b")
+                          r"Valley|Lake|Island|Hill|Mountain|Quay|School|College|Hospital|Theatre|Theater|"
+                          # a body named by a lower-case head ("meetings of the Vellow Regatta *committee*")
+                          r"(?:[Cc]ommittee|[Bb]oard|[Cc]ouncil|[Tt]rust|[Ss]ociety|[Aa]ssociation|[Ff]ederation|[Uu]nion|"
+                          r"[Cc]ompany|[Aa]uthority|[Dd]epartment|[Ss]ervice|[Ff]oundation|[Ii]nstitute))\b")
 
 
 def _without_places(text: str) -> str:
     """``text`` without the names that say where ("*at Pellmouth*", "in the Vennick Bell Museum") or name a building or
-    body ("shown in the Vennick Bell *Museum*"), which answer no "who"; a body that did something ("built *by* the
+    body ("shown in the Vennick Bell *Museum*", "the Vellow Regatta *committee*"), which answer no "who"; a body that did something ("built *by* the
     Harnsey Cross Rowing Club") still does."""
     text = _AT_A_PLACE.sub(" ", text)
     return _INSTITUTION.sub(lambda m: m.group(0) if m.group(1) else " ", text)
@@ -314,12 +324,28 @@ _MASS = re.compile(rf"\b(?:{_NUMBER})\s*(?:-\s*)?(?:(?:million|thousand|hundred)
                    r"grams?|g|pounds?|lbs?|ounces?|oz|hundredweights?|cwt|quintals?|stones?)\b", re.I)
 
 
+# "How many patients could the Fever House *hold*?": what it had room for, which a count of those it held at one time
+# ("61 patients were treated") is not; only a sentence that speaks of room gives it
+_CAPACITY_Q = re.compile(r"^(?:\w+ )?how many\b.*\b(?:could|can|would|will)\b.*\b(?:hold|seat|accommodate|take|house|carry|"
+                         r"sleep|fit)\b", re.I)
+_CAPACITY = re.compile(r"\b(?:hold|holds|held|holding|seat|seats|seated|seating|accommodat\w*|capacity|room for|beds?|"
+                       r"berths?|carr(?:y|ies|ied|ying)|sleeps?|takes?|took|taking|house[sd]?|housing|fits?)\b")  # lower case: no "Fever House"
+# "How many *times* has Tallyhold been downloaded?": a count of occasions, which "8 parallel download connections" is not
+_TIMES_Q = re.compile(r"\bhow many times\b", re.I)
+_TIMES = re.compile(r"\b(?:times|once|twice|thrice|occasions?)\b", re.I)
+
+
 def lacks_measure(question: str, text: str) -> bool:
     """Whether ``question`` asks for a physical measure (:data:`_PHYSICAL_Q`) and ``text`` gives no number in a unit
     (or a share or a price: "how high was turnout", "how high were the fares"); or asks for a weight and ``text``
-    gives none in a unit of mass."""
+    gives none in a unit of mass; or what something could hold and ``text`` speaks of no room (:data:`_CAPACITY_Q`);
+    or how many times and ``text`` counts no occasions."""
     if _WEIGHT_Q.search(question):
         return not _MASS.search(text)
+    if _CAPACITY_Q.search(question) and not _CAPACITY.search(text):
+        return True
+    if _TIMES_Q.search(question) and not _TIMES.search(text):
+        return True
     return bool(_PHYSICAL_Q.search(question)) and not _IN_ITS_UNIT.search(text)
 
 

@@ -1269,7 +1269,12 @@ def _of_the_page(what: Asked, page_title: str, before: str, about: str, text: st
         subject = features(earlier[:verb.start()] if verb else " ".join(earlier.split()[:len(asked_names[0]) + 2]))
         if any(all(subject.covers(w) for w in name) for name in asked_names):
             return ""  # "The Computer Science Network (CSNET) was …. *Its* purpose was …" speaks of CSNET
-    return page_title if _refers_to_page(page_title, page, before, text) else ""
+    return page_title if _refers_to_page(page_title, page, before, text, _ASKED_SUBJECT.search(what.question) is not None) else ""
+
+
+_ASKED_SUBJECT = re.compile(r"\b(?:did|does|do|is|was|are|were|has|have|had|will|would|can|could)\s+(?:the\s+)?[A-Z]")
+"""A question whose subject is a name ("How many listeners did *The Lantern Hour* get?"), not a description ("are the
+helicopters stationed at the Sennbach base built"), which a sentence about another thing by name does not answer."""
 
 
 def _says_name(name: tuple[str, ...], text: str, page_head: str) -> bool:
@@ -1282,13 +1287,22 @@ def _says_name(name: tuple[str, ...], text: str, page_head: str) -> bool:
             or (last != page_head and re.search(rf"\bthe (?:[a-z]+ )?{re.escape(last)}\w*\b", text.lower()) is not None))
 
 
-def _refers_to_page(page_title: str, page: TextFeatures, before: str, text: str) -> bool:
+_OPENING_NAME = re.compile(r"(?:The\s+)?([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)\s+[a-z]")
+"""A sentence's opening name, as its subject ("*Melody* reached …", "*The Albatross* carries …")."""
+
+
+def _refers_to_page(page_title: str, page: TextFeatures, before: str, text: str, named_subject: bool = False) -> bool:
     """Whether ``text`` speaks of its page's subject: by "the" and the title's last word ("the yield of *the spring*"
-    on the Adelgunde Spring's page), by "it"/"its" where the page is no person, by "he"/"she" where it is a person or
+    on the Adelgunde Spring's page), by opening with words of its title ("*Melody* reached …" on the page of HRR
+    Melody, where the question's subject is a name: ``named_subject``), by "it"/"its" where the page is no person, by "he"/"she" where it is a person or
     where the sentence before spoke of it so ("*She* was built in 1896 …. *She* was 31 metres long" on a ship's page)."""
     head = page_title.split("(")[0].split()[-1]
     if re.search(rf"\bthe {re.escape(head.lower())}\b", text) and not head[:1].isdigit():
         return True
+    opening = _OPENING_NAME.match(text.strip())
+    if (named_subject and opening is not None and (named := features(opening.group(1)).names)
+            and all(page.covers(w) for w in named[0])):
+        return True  # "*Melody* reached 191,000 listeners a week" on the page of HRR Melody
     pronoun = _PAGE_PRONOUN.match(text.strip())
     if pronoun is None:
         return False
