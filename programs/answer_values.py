@@ -58,6 +58,10 @@ _DATE_UNITS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
      re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b",
                 re.I)),
     (re.compile(r"^(?:\w+ )?(?:what|which) year\b", re.I), re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")),
+    # a time of day ("At what time of night did the fire begin?" is not answered by "on the night of 17–18 January")
+    (re.compile(r"\b(?:at )?what time\b(?! (?:limit|span|frame|scale))|\bwhat hour\b", re.I),
+     re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|o['’]clock)|\b(?:midnight|noon|midday|"
+                r"dawn|dusk|daybreak|sunrise|sunset)\b", re.I)),
 )
 # "How many"/"how much" asks for a count or an amount: a year the sentence dates something by ("reintroduced
 # *in 1994*", "set up *in 2017*", "by *the 1970s*", "on 14 *August 1861*") is no answer to it.
@@ -91,6 +95,10 @@ _MONEY_AMOUNT = re.compile(rf"[£$€¥]\s?\d[\d,.]*(?:\s*(?:million|billion|m|b
                            rf"thousand|hundred)\s+)?{_CURRENCY}\b", re.I)
 # What a thing cost is not what someone was paid while it was made ("How much did it *cost to build* the canal?" is not
 # answered by "Quayle was paid *a salary of £300* a year while the canal was being built")
+# "What was her *winning time*?": a time on the clock, which "won the Hornvelt Cup in 1977" does not give
+_RACE_TIME_Q = re.compile(r"\b(?:winning|fastest|record|finishing|best|qualifying|course) times?\b(?! limit)", re.I)
+_RACE_TIME = re.compile(r"\b\d{1,2}:\d{2}(?:[.,]\d+)?\b|\b\d+(?:[.,]\d+)?\s*(?:min(?:ute)?s?|sec(?:ond)?s?|hours?|h|s)\b",
+                        re.I)
 _COST_Q = re.compile(r"\b(?:cost|costs|costing|price|priced|spent|spend|expense)\b", re.I)
 _PAY_WORDS = re.compile(r"\b(salary|salaries|wage|wages|stipend|pension|fee|fees|fine|reward|bonus|allowance|gift|"
                         r"donation|bequest|legacy|prize)\b(?:\s+\w+){0,3}?\s+(?:of\s+)?$", re.I)
@@ -157,6 +165,8 @@ def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str],
         # "What was its *turnover*?" by no amount of money
         if _MONEY_NOUN_Q.search(question):
             return bool(_MONEY_VALUE.search(text))
+        if _RACE_TIME_Q.search(question):
+            return bool(_RACE_TIME.search(text))
         return not (_COLOUR_Q.search(question) and not _COLOUR_VALUE.search(text))
     if kind == "date":
         unit = next((value for asks, value in _DATE_UNITS if asks.search(question)), _DATE_VALUE)
@@ -330,6 +340,13 @@ _CAPACITY_Q = re.compile(r"^(?:\w+ )?how many\b.*\b(?:could|can|would|will)\b.*\
                          r"sleep|fit)\b", re.I)
 _CAPACITY = re.compile(r"\b(?:hold|holds|held|holding|seat|seats|seated|seating|accommodat\w*|capacity|room for|beds?|"
                        r"berths?|carr(?:y|ies|ied|ying)|sleeps?|takes?|took|taking|house[sd]?|housing|fits?)\b")  # lower case: no "Fever House"
+# "How old was the motorman at the time of the accident?", "At what age did she become master founder?": an age, which
+# "fifty years after the disaster" is not
+_AGE_Q = re.compile(r"\bhow old (?:was|were|is|are)\b(?! (?:the|its|this|that) (?:building|house|church|bridge|tree|"
+                    r"tower|ship|wreck|mill|site)\b)|\bat what age\b|\bwhat age\b", re.I)
+_AGE = re.compile(rf"\bage(?:d| of)\s|\b(?:{_NUMBER})[- ]years?[- ]old\b|\bat (?:the age of )?(?:{_NUMBER})\b(?![-–]|\s*(?:%|per|"
+                  r"metres?|m\b|km|°))|\(\s*\d{1,3}\s*\)|\bin (?:his|her|their) (?:teens|twenties|thirties|forties|fifties|"
+                  r"sixties|seventies|eighties|nineties)\b|\b(?:teenager|boy|girl|child)\b", re.I)
 # "How many *times* has Tallyhold been downloaded?": a count of occasions, which "8 parallel download connections" is not
 _TIMES_Q = re.compile(r"\bhow many times\b", re.I)
 _TIMES = re.compile(r"\b(?:times|once|twice|thrice|occasions?)\b", re.I)
@@ -339,12 +356,14 @@ def lacks_measure(question: str, text: str) -> bool:
     """Whether ``question`` asks for a physical measure (:data:`_PHYSICAL_Q`) and ``text`` gives no number in a unit
     (or a share or a price: "how high was turnout", "how high were the fares"); or asks for a weight and ``text``
     gives none in a unit of mass; or what something could hold and ``text`` speaks of no room (:data:`_CAPACITY_Q`);
-    or how many times and ``text`` counts no occasions."""
+    or how many times and ``text`` counts no occasions; or a person's age and ``text`` gives none (:data:`_AGE_Q`)."""
     if _WEIGHT_Q.search(question):
         return not _MASS.search(text)
     if _CAPACITY_Q.search(question) and not _CAPACITY.search(text):
         return True
     if _TIMES_Q.search(question) and not _TIMES.search(text):
+        return True
+    if _AGE_Q.search(question) and not _AGE.search(text):
         return True
     return bool(_PHYSICAL_Q.search(question)) and not _IN_ITS_UNIT.search(text)
 

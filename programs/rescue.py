@@ -66,7 +66,8 @@ def rescue_answer(question: str, context: NumberedContext, judge: AnswerJudgment
     sentences either way (:data:`_VALUED`). A question that asks what is not so reads only sentences that deny
     or exclude something, as the answerability check does (:attr:`Asked.denied`)."""
     what = asked(question)
-    valued = typed or (what.kind in ("date", "number") and _VALUED.match(question.strip()) is not None)
+    valued = (typed or (what.kind in ("date", "number") and _VALUED.match(question.strip()) is not None)
+              or what.kind == "person")
     ranked = list(islice((c for c in _readable(question, context, citable)
                           if not valued or what.kind in (None, "yes_no") or holds_value(what, c.text)), candidates))
     best = _best(question, context, judge, ranked)
