@@ -472,7 +472,9 @@ def describes_entity(question: str) -> bool:
     if lead is not None and _REFERS_BACK.search(lead.group("ask")):
         return True  # "The ferry … docks at a stone harbor on Calder. In what year was *that harbor* deepened?"
     text = _CONTRACTION.sub(r"\1 is", question)
-    match = _DESCRIPTION.search(text)
+    # what a named subject became is said of it, not a description of another ("In what year did Agnes Penhallow
+    # *become the first curator of* the Orsavel Lace Museum?")
+    match = next((m for m in _DESCRIPTION.finditer(text) if not _BECAME.search(text, 0, m.start())), None)
     if match is None:
         return False
     owned = re.search(r"'s ([a-z]+)", match.group(0))
@@ -481,6 +483,9 @@ def describes_entity(question: str) -> bool:
     # its own, a hop away
     return not (owned and (stem(owned.group(1)) in _TYPE_NOUNS or _OWN_VALUE.fullmatch(owned.group(1))))
 
+
+_BECAME = re.compile(r"\b[A-Z][\w'’-]+ (?:become|became|becomes|be appointed|be elected|be named|serve as)\s+$")
+"""A named subject's predicate that a role follows: the role is what the question asks about that name."""
 
 _MEASURED_THING = re.compile(
     r"^(?i:how) (?:long|tall|high|deep|wide|big|large|far|heavy|old) (?:is|was|are|were) the (?:[a-z]+ )?([a-z]+)"

@@ -428,6 +428,22 @@ def _wants_person(question: str) -> bool:
     return bool(_PERSON_HEAD.search(question))
 
 
+def _role_of_a_thing(question: str) -> bool:
+    """The person asked for holds a role of a thing described ("the managing director *of the company that* has
+    sponsored …"): the bridge may be the thing's name, a body, and the role what the second hop asks of it."""
+    found = _PERSON_HEAD.search(question)
+    held = _OF_DESCRIBED.match(question, found.end()) if found is not None and found.group(0).endswith(" of") else None
+    return held is not None and _PERSON_NOUN.fullmatch(held.group(1)) is None
+
+
+_OF_DESCRIBED = re.compile(r"\s*the (?:[a-z]+ )?([a-z]+) (?:that|which|whose|where|(?:in|at|on|from|by) which)\b")
+"""A role's holder's thing, described by a relative clause ("… of *the company that* …")."""
+_PERSON_NOUN = re.compile(r"person|man|woman|people|guy|[a-z]+(?:er|or|ist|ian)|architect|guide|pilot|poet|chair|"
+                          r"founder|owner|captain|keeper|mayor|surgeon|matron|nurse|wife|husband|son|daughter|father|"
+                          r"mother|men|women")
+"""A noun that names a person, as :data:`_PERSON_HEAD` reads one."""
+
+
 _WHICH_KIND = re.compile(r"^(?:(?:in|at|on|from|for|to|by|with|under) )?(?:which|what) "
                          r"(?!(?:is|was|are|were|do|does|did|has|have|had)\b)([a-z]+)\b(?! (?:is|was|are|were)\b)", re.I)
 """The kind a "which" question asks for (not the verb of "What *was* the debut …"), unless the question says that it
@@ -467,6 +483,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     scored: dict[str, float] = {}  # name -> its score, at its best sentence
     what = asked(question)
     person = _wants_person(question)
+    role_of_a_thing = _role_of_a_thing(question)
     # the kind a "which" question asks for is the answer's, not the bridge's ("Which *firm* employed the author of
     # Tallyhold …?": "the logistics *firm* Grenmark Freight" is the answer, the author the bridge)
     asked_kind = _WHICH_KIND.match(question)
@@ -512,7 +529,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             if any(len(t) >= 5 and k != t and k.startswith(t) and len(k) - len(t) <= 3 for t in tokens
                    for k in wanted.tokens):
                 kind_bonus += 0.5  # an eponym: "Ansel *Drummore*" for "the amphipod Eurythenes *drummorei*"
-            if person and (stem(_head_word(name)) in NOT_A_PERSON
+            if person and not role_of_a_thing and (stem(_head_word(name)) in NOT_A_PERSON
                            or stem(name.split()[0]) in NAMED_AFTER_A_FAMILY and len(name.split()) > 1):
                 kind_bonus -= 0.5  # "the person who led …" is not the Orvenau Alpine Club, nor *Maison* Velloury
             elif person and _titled_otherwise(name, sentence, question):
