@@ -13,13 +13,18 @@
 * The answer judge rescues a who-question only with a sentence that names someone the question does not ("she married
   … in 1870" after "the only daughter of the founder Josiah Quell" names no wife of his).
 
+* A role of a thing described ("the managing director *of the company that* has sponsored …") bridges through the
+  thing's name, a body's; what a named subject *became* ("did Agnes Penhallow become the first curator of …") is
+  asked of that subject and describes nobody else.
+
 Every test fails on session 49's code, but the one that guards a described subject (it passed before).
 """
 
 from __future__ import annotations
 
 from groundqa.programs.answer_values import has_type, lacks_measure, pay_not_cost
-from groundqa.programs.answerability import asked, check
+from groundqa.programs.answerability import asked, check, describes_entity
+from groundqa.programs.bridging import find_bridges
 from groundqa.programs.context import build_context
 from groundqa.programs.rescue import rescue_answer
 from groundqa.signatures.types import Passage
@@ -119,3 +124,24 @@ def test_a_rescue_of_who_names_someone() -> None:
     assert rescue_answer("What was the name of Josiah Quell's wife?", context, reads, floor=3.0, candidates=6) is None
     rescued = rescue_answer("Whom did Margaret Quell-Dane marry?", context, reads, floor=3.0, candidates=6)
     assert rescued is not None and "Henry Dane" in rescued.answer
+
+
+HARROW = Passage(chunk_id="harrow-rovers#0", doc_id="harrow-rovers", title="Harrow Rovers", score=0.6,
+                 text="Harrow Rovers is a football club in Harrowby. It was founded in 1890 by the schoolmaster Walter "
+                      "Quill at a meeting in the Lantern Inn. The club's fiercest rival is Dunmore Town, and Quellwater "
+                      "Brewery has been its principal shirt sponsor since 1981.")
+
+
+def test_a_role_of_a_thing_described_bridges_through_the_things_name() -> None:
+    bridges = find_bridges("Who is the managing director of the company that has sponsored Harrow Rovers' shirts "
+                           "since 1981?", [HARROW])
+    assert "Quellwater Brewery" in [b.entity for b in bridges]  # among the three the program tries
+    # the person described is still looked for among people
+    bridges = find_bridges("Where was the schoolmaster who founded Harrow Rovers born?", [HARROW])
+    assert bridges and bridges[0].entity == "Walter Quill"
+
+
+def test_what_a_named_subject_became_describes_nobody_else() -> None:
+    assert not describes_entity("In what year did Agnes Penhallow become the first curator of the Orsavel Lace Museum?")
+    assert describes_entity("When did the woman who became the first curator of the Orsavel Lace Museum die?")
+    assert describes_entity("Where was the first curator of the Orsavel Lace Museum born?")
