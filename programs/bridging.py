@@ -100,7 +100,12 @@ def _names(sentence: str, capitalised: set[str]) -> list[str]:
             continue  # a numbered work ("Symphony No. 3") cut at its number: no name of anyone
         out.append(span)
     out += [m.group(0) for m in _IDENTIFIER.finditer(sentence)]
+    out += [m.group(1) for m in _FIRM_BY.finditer(sentence)]  # "built … by *Hobbart and Lisle* of Stannick"
     return out
+
+
+_FIRM_BY = re.compile(r"\bby ([A-Z][a-z\u00C0-\u024F]+ and [A-Z][a-z\u00C0-\u024F]+)\b(?! [A-Z])")
+"""Two surnames joined by "and" after "by": a firm's name ("Hobbart and Lisle"), read whole as well as by its parts."""
 
 
 _IDENTIFIER = re.compile(r"(?<![\w.])[a-z][a-z0-9_]+(?:\.[a-z][a-z0-9_]+)+(?![\w.]*\w)")
@@ -209,6 +214,8 @@ def _done_by(name: str, sentence: str, acts: set[str]) -> bool:
     orders of* Hester Quill-Amory" for "the surveyor-general who *started* the quarter-million maps"); ``acts`` are
     the description's word stems."""
     said = acts | {w for act in acts for w in said_otherwise(act)}  # "*set up* in 1809 by" for "the founder of"
+    # the act of an agent noun ("the school has been *directed by* Anselm Quadri" for "the current *director*")
+    said |= {act[:-2] for act in acts if len(act) >= 6 and act.endswith(("or", "er"))}
     return any(stem(m.group(1)) in said for m in re.finditer(
         rf"\b([a-z]+)(?: up)?(?: in \d{{4}})? (?:by|from|{_AGENT_OF}) (?:the (?:[a-z]+ ){{0,2}})?{re.escape(name)}\b",
         sentence))
@@ -514,7 +521,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             if tokens <= known or name in question:  # the question's own name ("superseded *qstd.weave*")
                 continue
             said = ((_ends(name) | _kinds(tokens, name)) & describing or _head_is_a_kind(name, described)
-                    or _called(name, sentence, described, heads) or _made_by(name, sentence, described)
+                    or _called(name, sentence, heads or described, heads) or _made_by(name, sentence, described)
                     or _done_by(name, sentence, describing) or _done_where(name, sentence, question)
                     or _whose(name, sentence, question) or _placed(name, sentence, described, question)
                     or _boarded(name, sentence, described)
