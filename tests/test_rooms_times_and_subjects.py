@@ -17,11 +17,18 @@
   thing's name, a body's; what a named subject *became* ("did Agnes Penhallow become the first curator of …") is
   asked of that subject and describes nobody else.
 
+* A bridge is called by what the description's relative clause describes ("the *firm* that built the engines"), not
+  by a noun inside the clause (the engine called Prudence); an agent noun is said by its act ("*directed by* Anselm
+  Quadri" for "the current director"); two surnames joined by "and" after "by" are a firm's name ("Hobbart and Lisle").
+* More words said otherwise: "set up" is "created" or "formed", "called" is "known by the nickname".
+
 Every test fails on session 49's code, but the one that guards a described subject (it passed before).
 """
 
 from __future__ import annotations
 
+from groundqa.judges.lexical import features, stem
+from groundqa.judges.paraphrase import says
 from groundqa.programs.answer_values import has_type, lacks_measure, pay_not_cost
 from groundqa.programs.answerability import asked, check, describes_entity
 from groundqa.programs.bridging import find_bridges
@@ -145,3 +152,35 @@ def test_what_a_named_subject_became_describes_nobody_else() -> None:
     assert not describes_entity("In what year did Agnes Penhallow become the first curator of the Orsavel Lace Museum?")
     assert describes_entity("When did the woman who became the first curator of the Orsavel Lace Museum die?")
     assert describes_entity("Where was the first curator of the Orsavel Lace Museum born?")
+
+
+def _entities(question: str, title: str, text: str) -> list[str]:
+    page = Passage(chunk_id=f"{title}#0", doc_id=title, title=title, text=text, score=0.6)
+    return [b.entity for b in find_bridges(question, [page])]
+
+
+def test_a_bridge_is_called_by_the_head_of_its_description() -> None:
+    found = _entities("When did the firm that built the Fenwright Street engines close down?",
+                      "Fenwright Street Pumping Station",
+                      "Its two beam engines, Prudence and Hesper, were built by Drummond & Laverick of Pellbridge.")
+    assert found[0].startswith("Drummond & Laverick")
+
+
+def test_an_agent_noun_is_said_by_its_act() -> None:
+    found = _entities("What is the title of the memoir written by the current director of the Hornvelt Ski School?",
+                      "Hornvelt Ski School", "The Hornvelt Ski School was founded in December 1933 by the hotelier Ilse "
+                                             "Marwede, whose memoir of its first winters is titled Snow Years. Since "
+                                             "2011 the school has been directed by Anselm Quadri.")
+    assert found[0] == "Anselm Quadri"
+
+
+def test_two_surnames_after_by_are_a_firm() -> None:
+    found = _entities("In what year was the builder of the Llanvethy Tramway's first locomotive founded?", "Gwenlli",
+                      "Gwenlli is a small saddle-tank steam locomotive built in 1869 by Hobbart and Lisle of Stannick "
+                      "for the Llanvethy Tramway.")
+    assert "Hobbart and Lisle" in found
+
+
+def test_more_words_said_otherwise() -> None:
+    assert says(stem("set"), features("It was created in 1968 after a scandal over contaminated cough syrup."))
+    assert says(stem("call"), features("In the workshops he was known by the nickname 'the Pendulum'."))

@@ -51,7 +51,7 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "buy": "bought sold sell purchased acquired",  # one exchange: "who *acquired* it" / "it was *sold to* X"
     "sell": "sold bought buy purchased transfer transferred",  # "*sold to* Dunhallow" / "a record *transfer* fee"
     "paper": "newspaper courier gazette herald times journal chronicle",  # "which *paper*" / "the *Courier*"
-    "set": "found founded establish established start started",  # "who *set up* the trust"
+    "set": "found founded establish established start started create created form formed",  # "who *set up* the trust"
     "home": "born native birthplace live lived",  # "his *home* village" / "born in the village of"
     "hometown": "born native birthplace grew",
     "birthplace": "born native",
@@ -62,7 +62,7 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "granddaughter": "grandfather grandmother grandparent", "grandson": "grandfather grandmother grandparent",
     "rebuild": "restoration restored rebuilt reconstruction repair repaired",
     "play": "player played",
-    "call": "name named renamed known traded dubbed",  # "What was it *called* before 1819?" / "*traded as* … until 1819"
+    "call": "name named renamed known traded dubbed nickname nicknamed",  # "What was it *called* before 1819?" / "*traded as* … until 1819"
     "found": "establish established set start started",  # "the *founder* of the school" / "It was *set up* in 1809 by"
     "founder": "establish established set start started",
     # "who *started* the school" ("start" is stemmed "begin"); "when did the fire *start*" / "the fire *broke out* on
