@@ -73,7 +73,7 @@ _DAY_OF_MONTH = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:" + "|".join(_
 _YEAR_SPAN = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\s*(?:–|-|to|and|until)\s*(?:1[0-9]{3}|20[0-9]{2})\b")
 _WHO = re.compile(r"^(?:\w+ )?(?:who|whom|whose)\b", re.I)
 _PERCENTAGE = re.compile(r"\b\d[\d,.]*\s*(?:per ?cent|percent)\b|\b\d[\d,.]*\s*%", re.I)
-_SHARE_Q = re.compile(r"\b(?:per ?cent|percent|percentage|share|proportion|fraction)\b", re.I)
+_SHARE_Q = re.compile(r"\b(?:per ?cent|percent|percentage|share|proportion|fraction|discount)\b", re.I)
 _NUMBER = (r"\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
            r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
            r"thousand|million|billion|dozen|half|quarter|twice|once|double")

@@ -1540,7 +1540,7 @@ _LIFE_WORDS = _LIFE_EVENTS | {"birth", "death"}
 _AREA_SIGNS = re.compile(r"\d\s*(?:m²|km²|ha)\b|\d\s*(?:m|km|metres?|meters?|feet|ft)\s*(?:by|x|×)\s*\d")
 # What says a term without its word, which no word list sees: a unit written as a sign ("held at 20 °C", "for
 # £3,400"), a cause in so many words ("caused by")
-_SIGNS = {stem("score"): re.compile(r"\d\s*(?:to|–|-)\s*\d"),  # "won by 7½ *to* 6½" gives the final score
+_SIGNS = {stem("score"): re.compile(r"[\d½¼¾]\s*(?:to|–|-)\s*\d"),  # "won by 7½ *to* 6½" gives the final score
           _CAUSE: re.compile(r"\b(?:caused|started|sparked|triggered|set off) by\b|\bblamed on\b|\bdue to\b|"
                              r"\bbecause of\b|\bresult of\b|\btraced to\b|\bforced (?:him|her|them|it) to\b|"
                              # what set a fire going ("a faulty heater *had ignited* stored scenery")

@@ -20,7 +20,10 @@
 * A bridge is called by what the description's relative clause describes ("the *firm* that built the engines"), not
   by a noun inside the clause (the engine called Prudence); an agent noun is said by its act ("*directed by* Anselm
   Quadri" for "the current director"); two surnames joined by "and" after "by" are a firm's name ("Hobbart and Lisle").
-* More words said otherwise: "set up" is "created" or "formed", "called" is "known by the nickname".
+* More words said otherwise: "set up" is "created" or "formed", "called" is "known by the nickname", "mediated" is
+  "brokered", a maiden name is the one someone was "born", a programme's voice "presented" it, "thrown out" is
+  "expelled", a picture's subject is what it "depicts", a background is where someone "trained", an annual figure is
+  a year's; a score with halves ("7½ to 6½") is a score.
 
 Every test fails on session 49's code, but the one that guards a described subject (it passed before).
 """
@@ -184,3 +187,22 @@ def test_two_surnames_after_by_are_a_firm() -> None:
 def test_more_words_said_otherwise() -> None:
     assert says(stem("set"), features("It was created in 1968 after a scandal over contaminated cough syrup."))
     assert says(stem("call"), features("In the workshops he was known by the nickname 'the Pendulum'."))
+
+
+def test_yet_more_words_said_otherwise() -> None:
+    pairs = [("mediate", "It ended in a settlement brokered by the magistrate Emil Sandvoss."),
+             ("maiden", "Greta Hollin, born Greta Aust in Tessing in 1876, was a trade unionist."),
+             ("voice", "The Lantern Hour, a folk-song show presented by Gideon Farrow, ran for fifty-eight years."),
+             ("throw", "In 1877 the committee of the club expelled him for racing for money."),
+             ("subject", "It depicts the miners of the Grauwald hills during the strike of 1848."),
+             ("background", "Trained in railway construction, he built several train sheds."),
+             ("annual", "Its record year was 2019, with 647,300 visitors."),
+             ("depart", "The final car left the Harbour Gate at 23:40, watched by 15,000 people.")]
+    for word, sentence in pairs:
+        assert says(stem(word), features(sentence)), word
+
+
+def test_a_score_with_halves_is_a_score() -> None:
+    verdict = check(asked("What was the final score of the Meirholt Match?"),
+                    "Korvath won by 7½ to 6½, clinching victory with a draw in the final game.", title="Meirholt Match")
+    assert verdict.score > 0 and not verdict.missing

@@ -172,6 +172,15 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "supersede": "replace replaced replacing favour successor",  # "deprecated … *in favour of* qstd.tide"
     "beat": "defeat defeated defeating",  # "the player Anselm Korvath *beat*" / "*defeating* … Radomir Eszeny"
     "editorship": "editor edited edit",  # "give up the *editorship*" / "Cornelius Ashby *edited* the Sentinel"
+    "mediate": "broker brokered mediator",  # "who *mediated* the settlement" / "a settlement *brokered* by"
+    "preside": "judge chair chaired",  # "Who *presided over* the trial?" / "heard … before *Judge* Tobias Wren"
+    "maiden": "born née",  # "Greta Hollin's *maiden* name" / "Greta Hollin, *born* Greta Aust"
+    "voice": "present presented presenter host hosted",  # "the *voice* of The Lantern Hour" / "*presented* by"
+    "depart": "left leave leaving departure",  # "watched the last tram *depart*" / "The final car … *left*"
+    "throw": "expel expelled",  # "What got him *thrown out* of the club?" / "the committee *expelled* him"
+    "subject": "depict depicts depicted portray portrays portrayed",  # "the *subject* of the painting" / "It *depicts*"
+    "background": "train trained study studied educated",  # "what engineering *background*" / "*Trained* in railway …"
+    "annual": "year yearly",  # "best-ever *annual* gate" / "Its record *year* was 2019"
 })
 
 
