@@ -236,8 +236,8 @@ _INSTITUTION = re.compile(rf"(\bby\s+)?\b(?:the\s+)?{_NAME_WORDS}\s+(?:Museum|Li
                           r"Branch|Station|Church|Cathedral|Abbey|Castle|Park|Bridge|Lighthouse|Harbour|Harbor|River|"
                           r"Valley|Lake|Island|Hill|Mountain|Quay|School|College|Hospital|Theatre|Theater|"
                           # a body named by a lower-case head ("meetings of the Vellow Regatta *committee*")
-                          r"(?:[Cc]ommittee|[Bb]oard|[Cc]ouncil|[Tt]rust|[Ss]ociety|[Aa]ssociation|[Ff]ederation|[Uu]nion|"
-                          r"[Cc]ompany|[Aa]uthority|[Dd]epartment|[Ss]ervice|[Ff]oundation|[Ii]nstitute))\b")
+                          # (not a company, trust or society, which may own, build or run what is asked about)
+                          r"(?:[Cc]ommittee|[Bb]oard|[Cc]ouncil|[Aa]ssociation|[Ff]ederation|[Uu]nion|[Dd]epartment))\b")
 
 
 def _without_places(text: str) -> str:

@@ -497,6 +497,9 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     described = [w.lower() for w in _surface(question, sorted(wanted.content - known)) if len(w) > 3
                  and not (asked_kind and w.lower() == asked_kind.group(1).lower())]
     heads = RELATIVE_HEAD.findall(question)
+    # what a relative clause describes is what the bridge is called by ("the *firm* that built the engines", not the
+    # engine called Prudence); "was *that* quay" has no such head
+    head_nouns = [h for h in heads if h not in STOPWORDS]
     succession = _SUCCESSION_Q.search(question)
     years = features(question).years
     ranked = _RANK_ASKED.search(question)
@@ -521,7 +524,7 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
             if tokens <= known or name in question:  # the question's own name ("superseded *qstd.weave*")
                 continue
             said = ((_ends(name) | _kinds(tokens, name)) & describing or _head_is_a_kind(name, described)
-                    or _called(name, sentence, heads or described, heads) or _made_by(name, sentence, described)
+                    or _called(name, sentence, head_nouns or described, heads) or _made_by(name, sentence, described)
                     or _done_by(name, sentence, describing) or _done_where(name, sentence, question)
                     or _whose(name, sentence, question) or _placed(name, sentence, described, question)
                     or _boarded(name, sentence, described)

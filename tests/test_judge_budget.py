@@ -25,7 +25,7 @@ from groundqa.runtime.run import Budgets, RunState, run_scope
 
 STRIKE = ("The Blowers' Strike of 1934 was called off by the union after 47 days. "
           "The blowers stopped work when the management cut piece rates by 15 percent. "
-          "The Orlanc works reopened on 14 May 1934.")
+          "Work at the furnaces resumed on 14 May 1934.")
 QUESTION = "Why was the Blowers' Strike of 1934 called?"
 HIT = passage("orlanc-glassworks#1", 0.6, STRIKE, "Orlanc Glassworks")
 
