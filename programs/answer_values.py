@@ -242,8 +242,8 @@ _INSTITUTION = re.compile(rf"(\bby\s+)?\b(?:the\s+)?{_NAME_WORDS}\s+(?:Museum|Li
 
 def _without_places(text: str) -> str:
     """``text`` without the names that say where ("*at Pellmouth*", "in the Vennick Bell Museum") or name a building or
-    body ("shown in the Vennick Bell *Museum*", "the Vellow Regatta *committee*"), which answer no "who"; a body that did something ("built *by* the
-    Harnsey Cross Rowing Club") still does."""
+    body ("shown in the Vennick Bell *Museum*", "the Vellow Regatta *committee*"), which answer no "who"; a body that
+    did something ("built *by* the Harnsey Cross Rowing Club") still does."""
     text = _AT_A_PLACE.sub(" ", text)
     return _INSTITUTION.sub(lambda m: m.group(0) if m.group(1) else " ", text)
 
@@ -339,7 +339,8 @@ _MASS = re.compile(rf"\b(?:{_NUMBER})\s*(?:-\s*)?(?:(?:million|thousand|hundred)
 _CAPACITY_Q = re.compile(r"^(?:\w+ )?how many\b.*\b(?:could|can|would|will)\b.*\b(?:hold|seat|accommodate|take|house|carry|"
                          r"sleep|fit)\b", re.I)
 _CAPACITY = re.compile(r"\b(?:hold|holds|held|holding|seat|seats|seated|seating|accommodat\w*|capacity|room for|beds?|"
-                       r"berths?|carr(?:y|ies|ied|ying)|sleeps?|takes?|took|taking|house[sd]?|housing|fits?)\b")  # lower case: no "Fever House"
+                       r"berths?|carr(?:y|ies|ied|ying)|sleeps?|takes?|took|taking|house[sd]?|housing|fits?)\b")
+"""Words of room, in lower case only (the "Fever *House*" holds no one)."""
 # "How old was the motorman at the time of the accident?", "At what age did she become master founder?": an age, which
 # "fifty years after the disaster" is not
 _AGE_Q = re.compile(r"\bhow old (?:was|were|is|are)\b(?! (?:the|its|this|that) (?:building|house|church|bridge|tree|"

@@ -1274,7 +1274,8 @@ def _of_the_page(what: Asked, page_title: str, before: str, about: str, text: st
         subject = features(earlier[:verb.start()] if verb else " ".join(earlier.split()[:len(asked_names[0]) + 2]))
         if any(all(subject.covers(w) for w in name) for name in asked_names):
             return ""  # "The Computer Science Network (CSNET) was …. *Its* purpose was …" speaks of CSNET
-    return page_title if _refers_to_page(page_title, page, before, text, _ASKED_SUBJECT.search(what.question) is not None) else ""
+    named_subject = _ASKED_SUBJECT.search(what.question) is not None
+    return page_title if _refers_to_page(page_title, page, before, text, named_subject) else ""
 
 
 _ASKED_SUBJECT = re.compile(r"\b(?:did|does|do|is|was|are|were|has|have|had|will|would|can|could)\s+(?:the\s+)?[A-Z]")
@@ -1299,8 +1300,9 @@ _OPENING_NAME = re.compile(r"(?:The\s+)?([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)
 def _refers_to_page(page_title: str, page: TextFeatures, before: str, text: str, named_subject: bool = False) -> bool:
     """Whether ``text`` speaks of its page's subject: by "the" and the title's last word ("the yield of *the spring*"
     on the Adelgunde Spring's page), by opening with words of its title ("*Melody* reached …" on the page of HRR
-    Melody, where the question's subject is a name: ``named_subject``), by "it"/"its" where the page is no person, by "he"/"she" where it is a person or
-    where the sentence before spoke of it so ("*She* was built in 1896 …. *She* was 31 metres long" on a ship's page)."""
+    Melody, where the question's subject is a name: ``named_subject``), by "it"/"its" where the page is no person, by
+    "he"/"she" where it is a person or where the sentence before spoke of it so ("*She* was built in 1896 …. *She*
+    was 31 metres long" on a ship's page)."""
     head = page_title.split("(")[0].split()[-1]
     if re.search(rf"\bthe {re.escape(head.lower())}\b", text) and not head[:1].isdigit():
         return True
