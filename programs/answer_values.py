@@ -93,12 +93,12 @@ _MONEY_VALUE = re.compile(rf"[£$€¥]\s?\d|\b(?:{_NUMBER})\s*(?:(?:million|bil
 # *£2,400*")
 _MONEY_AMOUNT = re.compile(rf"[£$€¥]\s?\d[\d,.]*(?:\s*(?:million|billion|m|bn)\b)?|\b(?:{_NUMBER})\s*(?:(?:million|billion|"
                            rf"thousand|hundred)\s+)?{_CURRENCY}\b", re.I)
-# What a thing cost is not what someone was paid while it was made ("How much did it *cost to build* the canal?" is not
-# answered by "Quayle was paid *a salary of £300* a year while the canal was being built")
 # "What was her *winning time*?": a time on the clock, which "won the Hornvelt Cup in 1977" does not give
 _RACE_TIME_Q = re.compile(r"\b(?:winning|fastest|record|finishing|best|qualifying|course) times?\b(?! limit)", re.I)
 _RACE_TIME = re.compile(r"\b\d{1,2}:\d{2}(?:[.,]\d+)?\b|\b\d+(?:[.,]\d+)?\s*(?:min(?:ute)?s?|sec(?:ond)?s?|hours?|h|s)\b",
                         re.I)
+# What a thing cost is not what someone was paid while it was made ("How much did it *cost to build* the canal?" is not
+# answered by "Quayle was paid *a salary of £300* a year while the canal was being built")
 _COST_Q = re.compile(r"\b(?:cost|costs|costing|price|priced|spent|spend|expense)\b", re.I)
 _PAY_WORDS = re.compile(r"\b(salary|salaries|wage|wages|stipend|pension|fee|fees|fine|reward|bonus|allowance|gift|"
                         r"donation|bequest|legacy|prize)\b(?:\s+\w+){0,3}?\s+(?:of\s+)?$", re.I)
@@ -235,8 +235,8 @@ _AT_A_PLACE = re.compile(rf"\b(?:at|in|near|into|inside|outside|across)\s+(?:the
 _INSTITUTION = re.compile(rf"(\bby\s+)?\b(?:the\s+)?{_NAME_WORDS}\s+(?:Museum|Library|Club|Hall|Street|Road|Square|"
                           r"Branch|Station|Church|Cathedral|Abbey|Castle|Park|Bridge|Lighthouse|Harbour|Harbor|River|"
                           r"Valley|Lake|Island|Hill|Mountain|Quay|School|College|Hospital|Theatre|Theater|"
-                          # a body named by a lower-case head ("meetings of the Vellow Regatta *committee*")
-                          # (not a company, trust or society, which may own, build or run what is asked about)
+                          # a body people sit on ("the Calvonian Chess *Federation*", "the Vellow Regatta *committee*");
+                          # not a company, trust or society, which may own, build or run what is asked about
                           r"(?:[Cc]ommittee|[Bb]oard|[Cc]ouncil|[Aa]ssociation|[Ff]ederation|[Uu]nion|[Dd]epartment))\b")
 
 
@@ -351,6 +351,8 @@ _AGE = re.compile(rf"\bage(?:d| of)\s|\b(?:{_NUMBER})[- ]years?[- ]old\b|\bat (?
 # "How many *times* has Tallyhold been downloaded?": a count of occasions, which "8 parallel download connections" is not
 _TIMES_Q = re.compile(r"\bhow many times\b", re.I)
 _TIMES = re.compile(r"\b(?:times|once|twice|thrice|occasions?)\b", re.I)
+_COUNTS_ASKED = ((_CAPACITY_Q, _CAPACITY), (_TIMES_Q, _TIMES), (_AGE_Q, _AGE))
+"""(what a question asks for, what a sentence that gives it says): room, a count of occasions, an age."""
 
 
 def lacks_measure(question: str, text: str) -> bool:
@@ -360,11 +362,7 @@ def lacks_measure(question: str, text: str) -> bool:
     or how many times and ``text`` counts no occasions; or a person's age and ``text`` gives none (:data:`_AGE_Q`)."""
     if _WEIGHT_Q.search(question):
         return not _MASS.search(text)
-    if _CAPACITY_Q.search(question) and not _CAPACITY.search(text):
-        return True
-    if _TIMES_Q.search(question) and not _TIMES.search(text):
-        return True
-    if _AGE_Q.search(question) and not _AGE.search(text):
+    if any(asks.search(question) and not said.search(text) for asks, said in _COUNTS_ASKED):
         return True
     return bool(_PHYSICAL_Q.search(question)) and not _IN_ITS_UNIT.search(text)
 

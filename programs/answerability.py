@@ -1274,8 +1274,11 @@ def _of_the_page(what: Asked, page_title: str, before: str, about: str, text: st
         subject = features(earlier[:verb.start()] if verb else " ".join(earlier.split()[:len(asked_names[0]) + 2]))
         if any(all(subject.covers(w) for w in name) for name in asked_names):
             return ""  # "The Computer Science Network (CSNET) was …. *Its* purpose was …" speaks of CSNET
+    # a sentence that opens with the page's own name ("*Melody* reached …") speaks of the page where the question's
+    # subject is another name; a question about something described may be answered on that thing's page
     named_subject = _ASKED_SUBJECT.search(what.question) is not None
-    return page_title if _refers_to_page(page_title, page, before, text, named_subject) else ""
+    refers = _refers_to_page(page_title, page, before, text) or (named_subject and _opens_with_title(page, text))
+    return page_title if refers else ""
 
 
 _ASKED_SUBJECT = re.compile(r"\b(?:did|does|do|is|was|are|were|has|have|had|will|would|can|could)\s+(?:the\s+)?[A-Z]")
@@ -1297,19 +1300,21 @@ _OPENING_NAME = re.compile(r"(?:The\s+)?([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)
 """A sentence's opening name, as its subject ("*Melody* reached …", "*The Albatross* carries …")."""
 
 
-def _refers_to_page(page_title: str, page: TextFeatures, before: str, text: str, named_subject: bool = False) -> bool:
+def _opens_with_title(page: TextFeatures, text: str) -> bool:
+    """Whether ``text`` opens with a name made of its page title's words ("*Melody* reached 191,000 listeners a week"
+    on the page of HRR Melody)."""
+    opening = _OPENING_NAME.match(text.strip())
+    named = features(opening.group(1)).names if opening is not None else ()
+    return bool(named) and all(page.covers(w) for w in named[0])
+
+
+def _refers_to_page(page_title: str, page: TextFeatures, before: str, text: str) -> bool:
     """Whether ``text`` speaks of its page's subject: by "the" and the title's last word ("the yield of *the spring*"
-    on the Adelgunde Spring's page), by opening with words of its title ("*Melody* reached …" on the page of HRR
-    Melody, where the question's subject is a name: ``named_subject``), by "it"/"its" where the page is no person, by
-    "he"/"she" where it is a person or where the sentence before spoke of it so ("*She* was built in 1896 …. *She*
-    was 31 metres long" on a ship's page)."""
+    on the Adelgunde Spring's page), by "it"/"its" where the page is no person, by "he"/"she" where it is a person or
+    where the sentence before spoke of it so ("*She* was built in 1896 …. *She* was 31 metres long" on a ship's page)."""
     head = page_title.split("(")[0].split()[-1]
     if re.search(rf"\bthe {re.escape(head.lower())}\b", text) and not head[:1].isdigit():
         return True
-    opening = _OPENING_NAME.match(text.strip())
-    if (named_subject and opening is not None and (named := features(opening.group(1)).names)
-            and all(page.covers(w) for w in named[0])):
-        return True  # "*Melody* reached 191,000 listeners a week" on the page of HRR Melody
     pronoun = _PAGE_PRONOUN.match(text.strip())
     if pronoun is None:
         return False

@@ -138,9 +138,13 @@ def _titled_otherwise(name: str, sentence: str, question: str) -> bool:
     return bool(roles) and stem(title.group(1).lower()) not in roles
 
 
-_PERSON_HEAD = re.compile(r"\b(?:the (?:[a-z]+ )?(?:person|man|woman|guy|people|[A-Za-z-]+ who|[A-Za-z-]+ whom)\b|"
-                          r"the (?:[a-z]+ )?(?:[a-z]+(?:er|or|ist|ian)|architect|guide|pilot|poet|chair|founder|owner|"
-                          r"captain|keeper|mayor|surgeon|matron|nurse|wife|husband|son|daughter|father|mother) "
+_PERSON_WORDS = r"person|man|woman|guy|people"
+"""Nouns that say "someone" and nothing more."""
+_ROLE_WORDS = (r"[a-z]+(?:er|or|ist|ian)|architect|guide|pilot|poet|chair|founder|owner|captain|keeper|mayor|surgeon|"
+               r"matron|nurse|wife|husband|son|daughter|father|mother")
+"""Nouns of a person's role or kin, as a description heads with them ("the *composer* of …")."""
+_PERSON_HEAD = re.compile(rf"\b(?:the (?:[a-z]+ )?(?:{_PERSON_WORDS}|[A-Za-z-]+ who|[A-Za-z-]+ whom)\b|"
+                          rf"the (?:[a-z]+ )?(?:{_ROLE_WORDS}) "
                           r"(?:(?:of|who|whom|that)\b|(?=[A-Z][a-z]+ [A-Z][a-z]+ [a-z]))|"  # or a contact clause:
                           # "the player *Anselm Korvath beat*"
                           # a role of something described ("the academy's most successful *graduate*")
@@ -445,9 +449,7 @@ def _role_of_a_thing(question: str) -> bool:
 
 _OF_DESCRIBED = re.compile(r"\s*the (?:[a-z]+ )?([a-z]+) (?:that|which|whose|where|(?:in|at|on|from|by) which)\b")
 """A role's holder's thing, described by a relative clause ("… of *the company that* …")."""
-_PERSON_NOUN = re.compile(r"person|man|woman|people|guy|[a-z]+(?:er|or|ist|ian)|architect|guide|pilot|poet|chair|"
-                          r"founder|owner|captain|keeper|mayor|surgeon|matron|nurse|wife|husband|son|daughter|father|"
-                          r"mother|men|women")
+_PERSON_NOUN = re.compile(rf"{_PERSON_WORDS}|men|women|{_ROLE_WORDS}")
 """A noun that names a person, as :data:`_PERSON_HEAD` reads one."""
 
 

@@ -63,7 +63,8 @@ def rescue_answer(question: str, context: NumberedContext, judge: AnswerJudgment
     """The best of the ``candidates`` best-ranked citable sentences by the judge's margin, if it reaches ``floor``;
     ``typed``: only sentences that hold a value of the type ``question`` asks for, where it asks for one ("Margit
     Brask was born in Tellwick" gives no year); a question that plainly asks when or how many or much reads only such
-    sentences either way (:data:`_VALUED`). A question that asks what is not so reads only sentences that deny
+    sentences either way (:data:`_VALUED`), and so does a who-question ("… she married the solicitor Henry Dane" names
+    no wife of Josiah Pellworth). A question that asks what is not so reads only sentences that deny
     or exclude something, as the answerability check does (:attr:`Asked.denied`)."""
     what = asked(question)
     valued = (typed or (what.kind in ("date", "number") and _VALUED.match(question.strip()) is not None)
