@@ -144,14 +144,14 @@ _MEASURE_AMOUNT = re.compile(
     rf"\b(?:{_NUMBER})\s*(?:-\s*)?((?:kilo|centi|milli)?met(?:re|er)s?|km|cm|mm|m|feet|foot|ft|inch(?:es)?|miles?|yards?|"
     r"knots?|(?:kilo|mega|giga)?watts?|kw|mw|(?:kilo|mega|giga)watt-hours?|tonnes?|tons?|kilo(?:gram)?s?|kg|grams?|"
     r"pounds?|litres?|liters?|gallons?|hectares?|acres?|degrees?|°[cf]?)\b", re.I)
-_TIME_Q = re.compile(r"\bhow (?:long|old|often)\b|\b(?:age|time|duration|period|term|tenure|spell)\b", re.I)
+_TIME_Q = re.compile(r"\bhow (?:long|old|often|quickly|soon)\b|\b(?:age|time|duration|period|term|tenure|spell)\b", re.I)
 
 _QUOTED = re.compile(r"[\"“‘]\w[^\"“”‘’]{0,60}[\"”’]|(?<!\w)'\w[^'“”‘’]{0,60}'(?!\w)")
 """A quoted phrase: what something is called, capitalised or not."""
 _COLOUR_Q = re.compile(r"\b(?:what|which) colou?rs?\b", re.I)
-_COLOUR_VALUE = re.compile(r"\b(?:red|white|green|blue|yellow|black|gr[ae]y|amber|purple|violet|brown|pink|golden|crimson|"
-                           r"scarlet|maroon|turquoise|ochre|orange|cream|ivory|silver|lilac|mauve|magenta|indigo|"
-                           r"[a-z]+-colou?red)\b", re.I)  # not "navy", "gold", "-ish"
+COLOUR_WORDS = ("red white green blue yellow black grey gray amber purple violet brown pink golden crimson scarlet maroon "
+                "turquoise ochre orange cream ivory silver lilac mauve magenta indigo")  # not "navy", "gold", "-ish"
+_COLOUR_VALUE = re.compile(rf"\b(?:{'|'.join(COLOUR_WORDS.split())}|[a-z]+-colou?red)\b", re.I)
 """A question that asks for a colour, and a colour the answer names."""
 
 def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str], question: str = "") -> bool:
@@ -202,7 +202,7 @@ def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str],
                    for m in _OCCUPATION_VALUE.finditer(text))
     if kind == "yes_no":
         return True  # a yes/no answer is judged by its attribute (and, for "No", by an explicit negation)
-    if kind == "person" and _kin_left_unnamed(question, text):
+    if kind in ("person", "name") and _kin_left_unnamed(question, text):  # "the name of Tancred's nephew"
         return False
     if kind == "person" and not _WHO.match(question):
         # "the name of the *man* who founded …", "which *architect* …": a person's name, not "the River Tarn", nor
@@ -274,15 +274,18 @@ def _kin_left_unnamed(question: str, text: str) -> bool:
     if not kin:
         return False
     nouns = "|".join(re.escape(w) for w in kin)
+    person = {t for match in KIN_OF.finditer(question) for t in features(match.group(1)).content}
     mentions = list(re.finditer(rf"\b(?:his|her|their)(?: [a-z]+){{0,2}} (?:{nouns})s?(['’]s?)?", text, re.I))
     if kin & {"father", "mother"}:  # "the son of a cooper": a parent said only as a trade
         mentions += re.finditer(r"\b(?:son|daughter|child) of (?:an?|the) (?:[a-z]+ ){0,2}[a-z]+()", text)
     if mentions:
-        return not any(not m.group(1) and re.match(r",? (?:(?:called|named|the [a-z]+) )?[A-Z]", text[m.end():])
-                       for m in mentions)
+        # the name after the relative must be another than the question's own ("Bohemond and *his nephew Tancred*"
+        # says whose nephew Tancred is, not who Tancred's nephew was)
+        return not any(not m.group(1) and (named := re.match(r",? (?:(?:called|named|the [a-z]+) )?([A-Z][\w'’-]*)",
+                                                              text[m.end():]))
+                       and not features(named.group(1)).content & person for m in mentions)
     # "Adeline married the glassmaker Fabien Vey" is someone else's marriage, not Aurèle Velloury's; "he married" names
     # a wife, not a husband
-    person = {t for match in KIN_OF.finditer(question) for t in features(match.group(1)).content}
     for m in re.finditer(r"\b(he|she|[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)*) (?:married|wed)\b", text):
         said = m.group(1)
         if said in ("he", "He") and "husband" in kin or said in ("she", "She") and "wife" in kin:

@@ -49,6 +49,7 @@ from groundqa.text import acronyms, spells_out, strip_citations
 
 from .answer_values import (
     CALENDAR_WORDS,
+    COLOUR_WORDS,
     KIN_OF,
     MEASURE_OF,
     MEASURES,
@@ -58,7 +59,16 @@ from .answer_values import (
     lacks_measure,
     pay_not_cost,
 )
-from .contradiction import asks_doer, conflict_about, name_in_place, prefixed_opposites, side_swapped
+from .contradiction import (
+    asks_doer,
+    conflict_about,
+    direction_reversed,
+    name_in_place,
+    negated_modifier,
+    order_swapped,
+    prefixed_opposites,
+    side_swapped,
+)
 
 _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)"
 _DATE_Q = re.compile(
@@ -68,7 +78,7 @@ _TRAILING_DATE_Q = re.compile(r"\b(?:in|on|during|by) (?:which|what) (?:year|dec
                               re.I)
 _NUMBER_Q = re.compile(
     r"^(?:(?:at|to|by|in) )?(?:how (?:many|much|long|old|far|tall|high|deep|big|large|wide|heavy|fast|often|"
-    r"early|late)|(?:what|which) (?:number|percentage|percent|share|proportion|amount|temperature|speed|depth|"
+    r"early|late|quickly|soon)|(?:what|which) (?:number|percentage|percent|share|proportion|amount|temperature|speed|depth|"
     r"height|altitude|distance|length|age|size|area|population|cost|price|fee|budget|salary|capacity|weight|"
     r"rate|total|sum|score))\b", re.I)
 _PERSON_NOUNS = (r"person|man|woman|guy|architect|artist|composer|writer|author|painter|engineer|scientist|mayor|king|"
@@ -164,6 +174,8 @@ _IDIOMS = ((re.compile(r"\blo(?:st|se|ses|sing) (?:their|his|her|its) li(?:fe|ve
            (re.compile(r"\bt(?:ake|akes|ook|aken|aking) over from\b", re.I), "succeeded"),  # "was *succeeded* by"
            (re.compile(r"\bg(?:ive|ives|ave|iven|iving) up\b", re.I), "quit"),  # "Why did he *give up* the post?"
            (re.compile(r"\b(?:st(?:ep|eps|epped|epping)|st(?:and|ands|ood|anding)) down\b", re.I), "resigned"),
+           # "how often does the committee *get together*": "which *meets* four times a year"
+           (re.compile(r"\bg(?:et|ets|ot|etting) together\b", re.I), "meet"),
            (re.compile(r"\bevery day\b", re.I), "daily"),  # "when did the paper start coming out *every day*"
            (re.compile(r"\b(?:put|go|went|gone|be|been|was|were) on (?:show|display)\b", re.I), "exhibited"),
            (re.compile(r"\bdeath toll\b", re.I), "number of deaths"),
@@ -241,6 +253,11 @@ _DIMENSIONS: dict[str, frozenset[str]] = stemmed_groups({
         "heavy": "heavy weight tonne ton kilogram kg pound",
         "weigh": "weigh weight tonne ton kilogram kg pound",
         "fast": "fast speed knot kilometre km mile hour",
+        # "How *quickly* does the team acknowledge a report?": "within 48 hours" (a time it takes)
+        "quickly": "quick within minute hour day week month second",
+        "soon": "within minute hour day week month second later after",
+        # "HCRC *colours*?": "The club races in maroon and slate grey"
+        "colour": f"color colored coloured {COLOUR_WORDS}",
         "often": "often every daily weekly monthly yearly annually quarterly times twice thrice interval",
         "much": "much cost price fee pound dollar euro crown worth",
         "cost": "cost price fee pound dollar euro crown worth",
@@ -1137,7 +1154,9 @@ def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "
     text = _QUOTED.sub(" quoted ", strip_citations(answer))
     # another name in the question's name's place ("*Galileo* was instrumental in describing …" for "*Newton* was
     # instrumental …"); a bridged answer answers its hop's question, which names the bridge
-    placed = None if lead else (name_in_place(what.question, text) or side_swapped(what.question, text))
+    placed = None if lead else (name_in_place(what.question, text) or side_swapped(what.question, text)
+                                or direction_reversed(what.question, text) or negated_modifier(what.question, text)
+                                or order_swapped(what.question, text))
     if placed is not None:
         return placed
     found = conflict_about(features(plain_words(what.question)), features(text), coverage,  # the question's idioms read
@@ -1712,7 +1731,20 @@ def _kin_subject(what: Asked, text: str) -> str:
     for word in (match.groups() if match else ()):  # "His *descendants*", "Her eldest *son*"
         if word and stem(word) in _RELATIVES:
             return "" if stem(word) in asked_words else word
+    # the question's person said only as a relative's owner: "Malcolm married *Edgar's sister* Margaret" is no
+    # marriage of Edgar's ("Who did Edgar marry?")
+    def named(span: str) -> bool:
+        return any(stem(w.lower()) in what.names for w in span.split())
+    owned = [m for m in _OWNER_OF_KIN.finditer(text) if named(m.group(1))]
+    said = [span for span in re.findall(r"\b[A-Z][\w-]*(?: [A-Z][\w-]*)*", text) if named(span)]
+    if owned and len(owned) == len(said) and not {stem(m.group(2)) for m in owned} & asked_words:
+        return owned[0].group(2)
     return ""
+
+
+_OWNER_OF_KIN = re.compile(r"\b([A-Z][\w-]*(?: [A-Z][\w-]*)*)['’]s (?:[a-z]+ )?(" + "|".join(
+    ("brother", "sister", "son", "daughter", "father", "mother", "wife", "husband", "cousin", "uncle", "aunt", "nephew",
+     "niece", "grandson", "granddaughter", "grandfather", "grandmother", "widow", "heir")) + r")s?\b")
 
 
 # a relation between two people a description may go by ("the *teacher* of Orlund's fourth managing director")

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from groundqa.hypernyms import names_a_kind_of
+from groundqa.hypernyms import is_noun, names_a_kind_of
 from groundqa.judges.lexical import (
     HONORIFICS,
     KINSHIP,
@@ -197,6 +197,14 @@ def _called(name: str, sentence: str, nouns: Sequence[str], heads: Sequence[str]
                or re.search(rf"\b{re.escape(name)}, (?:its|his|her|their|the) (?:[a-z]+ )?{re.escape(noun)}\b", sentence)
                for noun in nouns) or any(re.search(rf"\b{re.escape(name)}\s+{re.escape(head)}s?\b", sentence, re.I)
                                          for head in heads)
+
+
+def _called_or_listed(name: str, sentence: str, nouns: Sequence[str]) -> bool:
+    """Whether the sentence calls the name by one of ``nouns`` (:func:`_called`), or lists it after a name so called
+    ("the beam *engines* Prudence and *Hesper*")."""
+    return _called(name, sentence, nouns) or any(
+        re.search(rf"\b(?i:{re.escape(noun)}s?),?\s+[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*,? (?:and|or) {re.escape(name)}\b",
+                  sentence) for noun in nouns)
 
 
 # Who makes a work: the name after "by" in the sentence that names the work ("a 1997 play *by* Tobias Fenwright"
@@ -502,6 +510,8 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
     # what a relative clause describes is what the bridge is called by ("the *firm* that built the engines", not the
     # engine called Prudence); "was *that* quay" has no such head
     head_nouns = [h for h in heads if h not in STOPWORDS]
+    # the clause's other nouns ("the firm that built the *engines*"), not its verbs ("exported Orsavel lace")
+    other_nouns = [w for w in described if stem(w) not in {stem(h) for h in head_nouns} and is_noun(w)]
     succession = _SUCCESSION_Q.search(question)
     years = features(question).years
     ranked = _RANK_ASKED.search(question)
@@ -548,6 +558,9 @@ def find_bridges(question: str, passages: Sequence[Passage], limit: int = 3, max
                 kind_bonus -= 0.5  # "under *director* Johanna Ferrant" is not "the *mayor* who held office when …"
             elif person and len(name.split()) == 1:
                 kind_bonus -= 0.25  # a person is introduced by full name; one word is more often a place
+            if not said and head_nouns and _called_or_listed(name, sentence, other_nouns):
+                kind_bonus -= 0.5  # "the beam *engines* Prudence and Hesper" are what "the firm that built the
+                # engines" built: a noun of the clause calls the name, not its head
             if person and re.search(re.escape(name) + r"['’]s\b(?! " + _ROLE_NOUN + ")", sentence):
                 kind_bonus -= 0.25  # "gave the first performances of *Edvin Marrowby's* symphonies": he owns
                 # what the act is about; the one who did it is another ("He", the passage's subject). A role of

@@ -365,6 +365,63 @@ def side_swapped(question: str, sentence: str) -> str | None:
     return None
 
 
+_FROM_TO = re.compile(r"\bfrom (?:the |an? |its |their )?([A-Za-z][\w-]*) to (?:the |an? |its |their )?([A-Za-z][\w-]*)\b")
+
+
+def direction_reversed(question: str, sentence: str) -> str | None:
+    """How ``sentence`` says the way back of what ``question`` asks one way ("What do bacteria use to move proteins
+    *from the host to the pathogen*?" is not answered by "… a route for proteins to move *from the pathogen to the
+    host*"), else ``None``: the sentence has the question's "from A to B" only as "from B to A"."""
+    said = {(stem(m.group(1).lower()), stem(m.group(2).lower())) for m in _FROM_TO.finditer(sentence)}
+    for match in _FROM_TO.finditer(question):
+        there, back = stem(match.group(1).lower()), stem(match.group(2).lower())
+        if there != back and (back, there) in said and (there, back) not in said:
+            return f"says from {match.group(2)!r} to {match.group(1)!r} where the question has {match.group(0)!r}"
+    return None
+
+
+_ORDER = re.compile(r"\b(before|after)\b((?:\s+[\w'’-]+){1,5})", re.I)
+
+
+def order_swapped(question: str, sentence: str) -> str | None:
+    """How ``sentence`` puts after what ``question`` puts before, or the other way ("What do complement proteins
+    activate *before* they bind to the microbe?" is not answered by "*After* complement proteins initially bind to
+    the microbe, they activate …"), else ``None``: a word of the question's before/after clause stands in the
+    sentence's clause of the other word, and in no clause of the same."""
+    def clauses(text: str) -> list[tuple[str, set[str]]]:
+        return [(m.group(1).lower(), {stem(w) for w in re.findall(r"[a-z]+", m.group(2)) if w not in STOPWORDS})
+                for m in _ORDER.finditer(text)]
+    said = clauses(sentence)
+    for word, asked in clauses(question):
+        other = [words for said_word, words in said if said_word != word and words & asked]
+        same = [words for said_word, words in said if said_word == word and words & asked]
+        if other and not same:
+            return f"says {'after' if word == 'before' else 'before'} where the question has {word!r}"
+    return None
+
+
+def negated_modifier(question: str, sentence: str) -> str | None:
+    """How ``sentence`` says the opposite modifier of the question's ("What continues to move with a *zero velocity*?"
+    is not answered by "… it continues to move with a *non-zero velocity*"), else ``None``: a pair of words the
+    question has with one polarity (plain, or after "non-"), the sentence only with the other."""
+    def pairs(text: str) -> dict[tuple[str, str], set[bool]]:
+        words = re.findall(r"[a-z]+", text.lower())
+        out: dict[tuple[str, str], set[bool]] = {}
+        for i in range(len(words) - 1):
+            if words[i] not in STOPWORDS and words[i + 1] not in STOPWORDS and words[i] != "non":
+                out.setdefault((words[i], words[i + 1]), set()).add(i > 0 and words[i - 1] == "non")
+        return out
+    said = pairs(sentence)
+    for pair, polarity in pairs(question).items():
+        if pair not in said:
+            continue
+        if said[pair] and not said[pair] & polarity:
+            words = " ".join(pair)
+            return (f"says {('non-' if True in said[pair] else '') + words!r} where the question has "
+                    f"{('non-' if True in polarity else '') + words!r}")
+    return None
+
+
 _OBJECT_CLAUSE = re.compile(r"(?P<before>[^,;]*?), (?:which|that) (?P<clause>[^,;]+)")
 
 
@@ -507,5 +564,5 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
     return max(candidates, key=lambda c: c.coverage, default=None)
 
 
-__all__ = ["ANTONYMS", "Contradiction", "asks_doer", "conflict", "conflict_about", "find_contradiction",
+__all__ = ["ANTONYMS", "Contradiction", "asks_doer", "conflict", "conflict_about", "direction_reversed", "negated_modifier", "order_swapped", "find_contradiction",
            "name_in_place", "refused_acts", "without_object_clauses"]

@@ -41,6 +41,11 @@ class Gates(StateModel):
     premise_k: int = _gate(6, 2, 10, "passages retrieved to check one presupposition", ge=1, le=50)
     max_passages: int = _gate(5, 2, 6, "passages numbered in the context the LM sees", ge=1, le=50)
     evidence_floor: float = _gate(0.3, 0.1, 0.6, "retrieval score a passage needs to count as evidence")
+    sentence_evidence: float = _gate(
+        0.55, 0.3, 1.01, "rank score (0.6 × cosine + 0.4 × the share of the question's words it says: "
+        "extractive.rank_sentences) from which one sentence makes its passage evidence whatever the passage's "
+        "retrieval score: a passage about many things embeds far from a question one of its sentences answers "
+        "('The team acknowledges reports within 48 hours' after a list of five products). Above 1: off")
     min_sources: int = _gate(1, 1, 2, "evidence passages needed to attempt an answer", ge=1)
     min_confidence: float = _gate(0.35, 0.1, 0.7, "answers below this confidence are withheld (low_confidence)")
     premise_threshold: float = _gate(0.6, 0.3, 0.9, "judge confidence a presupposition needs to count as supported")

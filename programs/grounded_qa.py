@@ -53,7 +53,7 @@ from .casing import truecase
 from .citations import analyse, render
 from .comparison import compared_question, decide, side_value
 from .context import NumberedContext, build_context, merge_passages
-from .extractive import Extraction, ScoredSentence, extractive_answer
+from .extractive import Extraction, ScoredSentence, extractive_answer, rank_sentences
 from .formats import detect_format
 from .gates import GATE_NAMES, JUDGE_OFF, RESCUE_OFF, Gates
 from .judge_budget import AnswerJudgment, budgeted
@@ -303,6 +303,8 @@ class GroundedQA(dspy.Module):
         citable = {n for n, p in enumerate(context.passages, start=1)
                    if p.score >= gates.evidence_floor or (p.chunk_id in hop and p.score >= gates.bridge_floor)
                    or (words and _holds_all(words, p)) or (bridge is not None and p.chunk_id == bridge.target)}
+        if gates.sentence_evidence <= 1.0 and len(citable) < len(context.passages):
+            citable |= {s.number for s in rank_sentences(question, context) if s.score >= gates.sentence_evidence}
         if premise_refusal is not None:  # only a sentence the answer judge reads as the answer may overturn it
             rescued = self._rescue(question, context, citable, gates.premise_rescue, AbstainReason.PREMISE_UNSUPPORTED)
             if rescued is not None:

@@ -34,7 +34,7 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "creator": "start started found founded create created author wrote",  # "*started by* Pell Amundsen-Roe"
     "design": "designer",
     # "his history of the library was *published* in 1930"; an opera is *composed*
-    "write": "author wrote writer publish published compose composed composer works",  # "Her *works* include …"
+    "write": "author wrote writer publish published compose composed composer",
     "author": "playwright writer wrote written novelist poet",
     "lead": "led leader head chair chaired chairman chairwoman direct directed director",
     "leader": "lead leads led head headed chair chaired",
@@ -173,6 +173,13 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "beat": "defeat defeated defeating",  # "the player Anselm Korvath *beat*" / "*defeating* … Radomir Eszeny"
     "editorship": "editor edited edit",  # "give up the *editorship*" / "Cornelius Ashby *edited* the Sentinel"
     "mediate": "broker brokered mediator",  # "who *mediated* the settlement" / "a settlement *brokered* by"
+    # "what *took over from* tuning forks" (read as "succeeded"): "the forks were *replaced by* an electronic tuner"
+    "succeed": "replace replaced successor follow followed",
+    "follow": "succeed succeeded successor",  # "Who *followed* him as captain?" / "He was *succeeded* as captain by"
+    "illustration": "miniature plate drawing picture",  # "11 full-page *miniatures*"
+    "circus": "company troupe show",  # "Why did Jonah Quistle leave the *circus*?" / "he left the *company*"
+    "control": "dominate domination rule ruled govern governed",  # "under Western European *domination*"
+    "use": "utilise utilised utilize utilized employ employed",  # "The church was *utilised* by the dukes"
     "preside": "judge chair chaired",  # "Who *presided over* the trial?" / "heard … before *Judge* Tobias Wren"
     "maiden": "born née",  # "Greta Hollin's *maiden* name" / "Greta Hollin, *born* Greta Aust"
     "voice": "present presented presenter host hosted",  # "the *voice* of The Lantern Hour" / "*presented* by"
