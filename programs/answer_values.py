@@ -149,9 +149,9 @@ _TIME_Q = re.compile(r"\bhow (?:long|old|often|quickly|soon)\b|\b(?:age|time|dur
 _QUOTED = re.compile(r"[\"“‘]\w[^\"“”‘’]{0,60}[\"”’]|(?<!\w)'\w[^'“”‘’]{0,60}'(?!\w)")
 """A quoted phrase: what something is called, capitalised or not."""
 _COLOUR_Q = re.compile(r"\b(?:what|which) colou?rs?\b", re.I)
-COLOUR_WORDS = ("red white green blue yellow black grey gray amber purple violet brown pink golden crimson scarlet maroon "
-                "turquoise ochre orange cream ivory silver lilac mauve magenta indigo")  # not "navy", "gold", "-ish"
-_COLOUR_VALUE = re.compile(rf"\b(?:{'|'.join(COLOUR_WORDS.split())}|[a-z]+-colou?red)\b", re.I)
+_COLOUR_VALUE = re.compile(r"\b(?:red|white|green|blue|yellow|black|gr[ae]y|amber|purple|violet|brown|pink|golden|crimson|"
+                           r"scarlet|maroon|turquoise|ochre|orange|cream|ivory|silver|lilac|mauve|magenta|indigo|"
+                           r"[a-z]+-colou?red)\b", re.I)  # not "navy", "gold", "-ish"
 """A question that asks for a colour, and a colour the answer names."""
 
 def has_type(kind: AnswerType | None, text: str, question_words: frozenset[str], question: str = "") -> bool:

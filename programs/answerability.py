@@ -49,7 +49,6 @@ from groundqa.text import acronyms, spells_out, strip_citations
 
 from .answer_values import (
     CALENDAR_WORDS,
-    COLOUR_WORDS,
     KIN_OF,
     MEASURE_OF,
     MEASURES,
@@ -256,8 +255,6 @@ _DIMENSIONS: dict[str, frozenset[str]] = stemmed_groups({
         # "How *quickly* does the team acknowledge a report?": "within 48 hours" (a time it takes)
         "quickly": "quick within minute hour day week month second",
         "soon": "within minute hour day week month second later after",
-        # "HCRC *colours*?": "The club races in maroon and slate grey"
-        "colour": f"color colored coloured {COLOUR_WORDS}",
         "often": "often every daily weekly monthly yearly annually quarterly times twice thrice interval",
         "much": "much cost price fee pound dollar euro crown worth",
         "cost": "cost price fee pound dollar euro crown worth",
@@ -1812,6 +1809,9 @@ def denies_asked(what: Asked, text: str) -> bool:
             and sum(clause.covers(t) for t in main) >= len(main) / 2)
 
 
+_OEUVRE = re.compile(r"\b(?:her|his|their) (?:[a-z]+ )?works\b", re.I)
+"""Someone's works: what they wrote or composed."""
+
 _HOLDERS_LIST = re.compile(r"\b(?:first|second|third),? (?:the [a-z]+ )?[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)* \(\d{4}\s*[–-]")
 """A list of holders by rank with their terms ("first, Matthias Orlund (1847–1879); second, …"): years of office."""
 
@@ -1840,6 +1840,8 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     # (not the terms of a list of holders: "managing directors: first, Matthias Orlund (1847–1879); second, …")
     said = (feats.content | (feats.tokens & _LIFE_EVENTS) if what.kind == "date" and not _HOLDERS_LIST.search(text)
             else feats.content)
+    if _OEUVRE.search(text):  # "*Her works* include … the opera The Lamplighter": what she wrote (not "working")
+        said = said | {stem("write")}
     # the asked event said by a word that is only part of a name ("the Meirholt *Open*") is not said; a category may
     # be ("the Marrowby *Courier*" is a paper)
     named = name_words(". ".join(p for p in (title, lead, about if lead else "", text) if p)) if what.event else frozenset()

@@ -6,10 +6,12 @@ the rule that now reads it.
   velocity" for "a zero velocity"), the other side of an order ("*After* they bind" for "*before* they bind"), the
   question's person as someone else's relative ("Bohemond and *his nephew Tancred*" for "Tancred's nephew"), or only
   as a relative's owner ("Malcolm married *Edgar's sister* Margaret" for "Who did Edgar marry?").
-* Words said otherwise: "how quickly" is answered by a time it takes ("within 48 hours"), colours by colour words
-  ("maroon and slate grey"), illustrations by miniatures, what "took over from" something by what replaced it, who
-  "followed" someone by who succeeded them, control by domination, a circus by its company, "used" by "utilised",
-  "get together" by "meet".
+* Words said otherwise: "how quickly" is answered by a time it takes ("within 48 hours"), illustrations by
+  miniatures, what "took over from" something by what replaced it, who "followed" someone by who succeeded them,
+  control by domination, a circus by its company, "used" by "utilised", "get together" by "meet"; "working" is not
+  "writing" (a writer's "works" were read as any work).
+* A bridge is the thing the description's relative clause describes ("the *firm* that built the engines"), not a
+  thing its clause names ("the beam *engines* Prudence and Hesper").
 * A passage that holds a sentence close to the question is evidence, whatever its own retrieval score
   (``Gates.sentence_evidence``): "The team acknowledges reports within 48 hours" follows a list of five products
   and embeds far from the question as a passage.
@@ -73,7 +75,6 @@ def test_words_said_otherwise() -> None:
     cases = [
         ("How quickly does the security response team acknowledge a vulnerability report?",
          "The security response team acknowledges reports within 48 hours."),
-        ("What colours does the Harnsey club race in?", "The Harnsey club races in maroon and slate grey."),
         ("How many full-page illustrations are in the Carrowby Psalter?",
          "The Carrowby Psalter contains 186 parchment leaves and 11 full-page miniatures."),
         ("What took over from tuning forks at the Vennick foundry in 1986?",
@@ -118,6 +119,8 @@ def test_working_is_no_writing() -> None:
                                   "Leonid Levin proved that such problems exist.").score == 0.0
     assert check(asked("Who wrote The Salt Ledger?"), "The Salt Ledger is a 1991 play by Ione Barrowclough, who wrote "
                                                       "it in Brasswick.").score > 0.0
+    assert check(asked("Who wrote the opera The Lamplighter?"), "Her works include three string quartets and the opera "
+                                                                "The Lamplighter.", title="Greta Voss").score > 0.0
 
 
 def test_a_bridge_is_not_what_the_described_thing_made() -> None:
