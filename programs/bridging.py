@@ -202,9 +202,9 @@ def _called(name: str, sentence: str, nouns: Sequence[str], heads: Sequence[str]
 def _called_or_listed(name: str, sentence: str, nouns: Sequence[str]) -> bool:
     """Whether the sentence calls the name by one of ``nouns`` (:func:`_called`), or lists it after a name so called
     ("the beam *engines* Prudence and *Hesper*")."""
+    listed = r"\s+[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*,? (?:and|or) "
     return _called(name, sentence, nouns) or any(
-        re.search(rf"\b(?i:{re.escape(noun)}s?),?\s+[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*,? (?:and|or) {re.escape(name)}\b",
-                  sentence) for noun in nouns)
+        re.search(rf"\b(?i:{re.escape(noun)}s?),?{listed}{re.escape(name)}\b", sentence) for noun in nouns)
 
 
 # Who makes a work: the name after "by" in the sentence that names the work ("a 1997 play *by* Tobias Fenwright"

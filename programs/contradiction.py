@@ -365,7 +365,8 @@ def side_swapped(question: str, sentence: str) -> str | None:
     return None
 
 
-_FROM_TO = re.compile(r"\bfrom (?:the |an? |its |their )?([A-Za-z][\w-]*) to (?:the |an? |its |their )?([A-Za-z][\w-]*)\b")
+_FROM_TO = re.compile(r"\bfrom (?:the |an? |its |their )?([A-Za-z][\w-]*) "
+                      r"to (?:the |an? |its |their )?([A-Za-z][\w-]*)\b")
 
 
 def direction_reversed(question: str, sentence: str) -> str | None:
@@ -564,5 +565,6 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
     return max(candidates, key=lambda c: c.coverage, default=None)
 
 
-__all__ = ["ANTONYMS", "Contradiction", "asks_doer", "conflict", "conflict_about", "direction_reversed", "negated_modifier", "order_swapped", "find_contradiction",
-           "name_in_place", "refused_acts", "without_object_clauses"]
+__all__ = ["ANTONYMS", "Contradiction", "asks_doer", "conflict", "conflict_about", "direction_reversed",
+           "find_contradiction", "name_in_place", "negated_modifier", "order_swapped", "refused_acts", "side_swapped",
+           "without_object_clauses"]

@@ -69,6 +69,10 @@ def test_the_questions_person_only_as_a_relatives_owner() -> None:
     asked_of_her = check(asked("Who did Edgar's sister marry?"), "King Malcolm III of Scotland married Edgar's sister "
                                                                   "Margaret in 1070.")
     assert not any("relative" in m for m in asked_of_her.missing)  # the question asks of the relative herself
+    assert any("relative (sister)" in m for m in check(asked(question), "Edgar's younger sister was married to King "
+                                                                        "Malcolm in 1070.").missing)
+    succeeded = check(asked("Who did Edgar succeed?"), "Edgar's predecessor on the throne was Harold.")
+    assert not any("relative" in m for m in succeeded.missing)  # a predecessor is whom he succeeded, no relative
 
 
 def test_words_said_otherwise() -> None:
