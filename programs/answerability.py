@@ -1133,8 +1133,9 @@ def name_words(text: str) -> frozenset[str]:
 _QUOTED = re.compile(r"\"[^\"]{2,200}\"|\u201c[^\u201d]{2,200}\u201d")
 
 
-def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "", lead: str = "") -> str | None:
-    """How ``answer`` swaps a word of the question for a conflicting one, else ``None``.
+def swap_of(what: Asked, answer: str, coverage: float = 0.6, title: str = "", lead: str = "") -> tuple[str, str] | None:
+    """How ``answer`` swaps a word of the question for a conflicting one, as (kind, how), else ``None``: the kind is
+    "name", "side", "direction", "modifier" or "order" (:mod:`.contradiction`), or a kind of :func:`conflict`.
 
     A sentence that repeats a question but for one word ("the *third* law" for "the *fifth* law",
     "*weaker*" for "*stronger*", "*not* more difficult", another person of the same surname, another name in the
@@ -1151,11 +1152,11 @@ def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "
     text = _QUOTED.sub(" quoted ", strip_citations(answer))
     # another name in the question's name's place ("*Galileo* was instrumental in describing …" for "*Newton* was
     # instrumental …"); a bridged answer answers its hop's question, which names the bridge
-    placed = None if lead else (name_in_place(what.question, text) or side_swapped(what.question, text)
-                                or direction_reversed(what.question, text) or negated_modifier(what.question, text)
-                                or order_swapped(what.question, text))
-    if placed is not None:
-        return placed
+    if not lead:
+        for kind, read in (("name", name_in_place), ("side", side_swapped), ("direction", direction_reversed),
+                           ("modifier", negated_modifier), ("order", order_swapped)):
+            if (placed := read(what.question, text)) is not None:
+                return kind, placed
     found = conflict_about(features(plain_words(what.question)), features(text), coverage,  # the question's idioms read
                            features(f"{title}. {text}") if title else None,
                            stated_both=frozenset(what.attribute) - set(what.main),  # a description's words
@@ -1173,7 +1174,13 @@ def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "
     described = {t for t, w in what.weight.items() if t.isdigit() and w < 1.0}
     if found[0] == "year" and lead and described and described <= features(lead).tokens:
         return None
-    return found[1]
+    return found[0], found[1]
+
+
+def substitution(what: Asked, answer: str, coverage: float = 0.6, title: str = "", lead: str = "") -> str | None:
+    """How ``answer`` swaps a word of the question for a conflicting one (:func:`swap_of`), else ``None``."""
+    found = swap_of(what, answer, coverage, title, lead)
+    return found[1] if found else None
 
 
 # A place an opening locates its page by ("Calverholt is a village on the canal, *52 km east of Tarnwick*"): it says

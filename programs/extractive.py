@@ -42,6 +42,7 @@ from .answerability import (
     in_term,
     names_another_person,
     names_someone,
+    swap_of,
     value_beside,
 )
 from .bridging import Bridge, about
@@ -83,6 +84,18 @@ class Extraction:
     denial: ScoredSentence | None = None
     """The best-ranked sentence that says what was asked about is not so (:attr:`Answerability.denies`): the
     correction of the question's premise, where no sentence answers."""
+    swapped: str = ""
+    """How the best-ranked sentence repeats the question with a relation turned round or a word swapped for its
+    opposite (:data:`MADE_BY_SWAP`), where it does: the question was made from it, and no other sentence answers."""
+
+
+MADE_BY_SWAP = frozenset({"antonym", "direction", "modifier", "order", "side"})
+"""Swaps that make an unanswerable question of the sentence they turn (SQuAD 2.0 writes them so): an opposite ("the
+*strong* force" for "the *weak* force"), a relation turned round (:mod:`.contradiction`). Not a negation ("*not*
+identified … *until* the work of Isaac Newton" answers who identified gravity), another year, another person
+("*founded in 1838 by* Edwin Halloran and Piet Vesk" for who founded Halloran & Vesk), nor another name in a name's
+place: a question typed in lower case is read with the passages' capitals (:mod:`.casing`), and "who chairs the
+quorvane steering committee" then met "the *Gullwing* author" in its best sentence."""
 
 
 def rank_sentences(question: str, context: NumberedContext, queries: Sequence[str] = ()) -> list[ScoredSentence]:
@@ -191,6 +204,14 @@ def extractive_answer(question: str, context: NumberedContext, max_sentences: in
         # a why-question is answered by the sentence that gives a cause ("The rule was introduced *because* spectators
         # … had complained"), before one that only says what the thing is ("The Lannerhaug draw rule is a regulation …")
         ordered.sort(key=lambda c: GIVES_CAUSE.search(c.text) is None)
+    if bridge is None and ranked:  # "What do complement proteins activate *before* they bind …?" was made from
+        # "*After* complement proteins initially bind …, they activate …": no other sentence of the context answers it
+        top = ranked[0]
+        swap = swap_of(what, top.text, conflict_coverage, f"{context.passages[top.number - 1].title}. {top.before}")
+        if swap is not None and swap[0] in MADE_BY_SWAP:
+            out.swapped = swap[1]
+            out.shortfall = Answerability(0.0, False, 0.0, (f"the best sentence {swap[1]}",), True)
+            return out
     taken: set[str] = set()
     openings = {n: opening(context.passages[n - 1].text) for n in {c.number for c in ordered}}
     # a page's opening, where its first passage is at hand (a later passage of it opens on something else)

@@ -837,6 +837,10 @@ class GroundedQA(dspy.Module):
             return self._finish(result, found.answer, context, [c.score for c in found.chosen], mode="extractive")
         if found.denial is not None:  # "The circus never owned a locomotive": the premise is corrected
             return self._correct(result, question, found.denial, context)
+        if found.swapped:  # the question was made from its best sentence by a swap: the judge may not overrule that
+            return self._abstain(result, AbstainReason.NOT_ANSWERED,
+                                 f"the passages near the question do not state what it asks for (the best sentence "
+                                 f"{found.swapped})")
         if found.shortfall is not None:
             rescued = self._rescue(question, context, citable, gates.answer_rescue)
             if rescued is None and kind is not None:  # a second reading, of sentences holding the asked type

@@ -5,7 +5,9 @@ the rule that now reads it.
   back ("from the pathogen to the host" for "from the host to the pathogen"), the opposite modifier ("a *non-zero*
   velocity" for "a zero velocity"), the other side of an order ("*After* they bind" for "*before* they bind"), the
   question's person as someone else's relative ("Bohemond and *his nephew Tancred*" for "Tancred's nephew"), or only
-  as a relative's owner ("Malcolm married *Edgar's sister* Margaret" for "Who did Edgar marry?").
+  as a relative's owner ("Malcolm married *Edgar's sister* Margaret" for "Who did Edgar marry?"). Where the
+  best-ranked sentence of the context is such a swap or an opposite, the question was made from it: it is refused
+  whole, and the answer judge does not overrule that.
 * Words said otherwise: "how quickly" is answered by a time it takes ("within 48 hours"), illustrations by
   miniatures, what "took over from" something by what replaced it, who "followed" someone by who succeeded them,
   control by domination, a circus by its company, "used" by "utilised", "get together" by "meet"; "working" is not
@@ -23,7 +25,7 @@ from groundqa.programs.answerability import asked, check
 from groundqa.programs.bridging import find_bridges
 from groundqa.programs.context import build_context
 from groundqa.programs.contradiction import direction_reversed, negated_modifier, order_swapped
-from groundqa.programs.extractive import rank_sentences
+from groundqa.programs.extractive import extractive_answer, rank_sentences
 from groundqa.programs.gates import Gates
 from groundqa.signatures.types import Passage
 
@@ -137,3 +139,21 @@ def test_a_bridge_is_not_what_the_described_thing_made() -> None:
                  "Fenwright Street Pumping Station.", 0.5)]
     named = [b.entity for b in find_bridges(question, passages, limit=3)]
     assert "Drummond & Laverick" in named and "Prudence" not in named and "Hesper" not in named
+
+
+def test_a_question_made_from_its_best_sentence_by_a_swap_is_refused_whole() -> None:
+    question = "What do complement proteins activate before they bind to the microbe?"
+    made_from = _passage("complement#1", "Complement system", "After complement proteins initially bind to the "
+                         "microbe, they activate their protease activity. In humans, this response is activated by "
+                         "complement binding to antibodies that have attached to these microbes.", 0.7)
+    found = extractive_answer(question, build_context([made_from], 4000, "truncate"), answerability=0.6)
+    assert found.swapped and not found.chosen and found.shortfall is not None
+    # not a negation ("not identified … until" answers who identified it), nor another person or year
+    newton = _passage("force#1", "Force", "What we now call gravity was not identified as a universal force until "
+                      "the work of Isaac Newton.", 0.7)
+    assert not extractive_answer("Who identified gravity as a force?", build_context([newton], 4000, "truncate"),
+                                 answerability=0.6).swapped
+    founders = _passage("yard#1", "Halloran & Vesk", "It was founded in 1838 by Edwin Halloran and Piet Vesk, two "
+                        "shipwrights.", 0.7)
+    assert not extractive_answer("Who founded the boatbuilders Halloran & Vesk?",
+                                 build_context([founders], 4000, "truncate"), answerability=0.6).swapped
