@@ -300,11 +300,7 @@ class GroundedQA(dspy.Module):
         budgets = self.config.budgets
         context = build_context(shown[: gates.max_passages], budgets.max_context_chars, budgets.context_policy)
         result.passages = context.passages
-        citable = {n for n, p in enumerate(context.passages, start=1)
-                   if p.score >= gates.evidence_floor or (p.chunk_id in hop and p.score >= gates.bridge_floor)
-                   or (words and _holds_all(words, p)) or (bridge is not None and p.chunk_id == bridge.target)}
-        if gates.sentence_evidence <= 1.0 and len(citable) < len(context.passages):
-            citable |= {s.number for s in rank_sentences(question, context) if s.score >= gates.sentence_evidence}
+        citable = self._citable(question, context, words, hop, bridge)
         if premise_refusal is not None:  # only a sentence the answer judge reads as the answer may overturn it
             rescued = self._rescue(question, context, citable, gates.premise_rescue, AbstainReason.PREMISE_UNSUPPORTED)
             if rescued is not None:
@@ -627,6 +623,20 @@ class GroundedQA(dspy.Module):
                            f"(margin {rescued.margin:.1f} >= {self.gates.bridge_rescue})")
                 return replace(bridge, asks=asks), hop, site
         return None
+
+    def _citable(self, question: str, context: NumberedContext, words: tuple[str, ...], hop: set[str],
+                 bridge: Bridge | None) -> set[int]:
+        """The numbers of the context's passages an answer may cite: those over the evidence floor (a bridge hop's
+        over the bridge floor), those that hold every word the question names, the bridge's target, and a passage
+        with one sentence that ranks at least ``sentence_evidence`` against the question (a passage about many
+        things embeds far from a question one of its sentences answers)."""
+        gates = self.gates
+        citable = {n for n, p in enumerate(context.passages, start=1)
+                   if p.score >= gates.evidence_floor or (p.chunk_id in hop and p.score >= gates.bridge_floor)
+                   or (words and _holds_all(words, p)) or (bridge is not None and p.chunk_id == bridge.target)}
+        if gates.sentence_evidence <= 1.0 and len(citable) < len(context.passages):
+            citable |= {s.number for s in rank_sentences(question, context) if s.score >= gates.sentence_evidence}
+        return citable
 
     def _answers_itself(self, question: str, passages: list[Passage]) -> bool:
         """Whether the first hop's best passage holds a sentence that says all of what was asked ("Its research

@@ -25,8 +25,9 @@ from groundqa.programs.answerability import asked, check
 from groundqa.programs.bridging import find_bridges
 from groundqa.programs.context import build_context
 from groundqa.programs.contradiction import direction_reversed, negated_modifier, order_swapped
-from groundqa.programs.extractive import extractive_answer, rank_sentences
+from groundqa.programs.extractive import extractive_answer
 from groundqa.programs.gates import Gates
+from groundqa.programs.grounded_qa import GroundedQA, QAConfig
 from groundqa.signatures.types import Passage
 
 
@@ -114,9 +115,11 @@ def test_one_close_sentence_makes_its_passage_evidence() -> None:
                       "days.", 0.27)
     other = _passage("lodgewire#1", "Lodgewire", "Its maintainers meet fortnightly and report to the steering "
                                                  "committee twice a year.", 0.31)
-    ranked = rank_sentences(question, build_context([policy, other], 4000, "truncate"))
-    best = {s.number: s.score for s in reversed(ranked)}
-    assert best[1] >= Gates().sentence_evidence > best[2]
+    context = build_context([policy, other], 4000, "truncate")
+    qa = GroundedQA(None, QAConfig.for_lm("embedded"))  # the citable passages need no retrieval
+    assert qa._citable(question, context, (), set(), None) == {1, 2}  # the policy by its second sentence
+    with qa.gates.overridden(sentence_evidence=1.01):  # off: the retrieval scores alone decide
+        assert qa._citable(question, context, (), set(), None) == {2}
 
 
 def test_working_is_no_writing() -> None:
