@@ -63,6 +63,7 @@ def _depth(synset: int) -> int:
     return 1 + min((_depth(p) for p in _nouns().parents[synset]), default=-1)
 
 
+@lru_cache(maxsize=50_000)
 def _senses(word: str) -> tuple[int, ...]:
     """The synsets of ``word`` or of its singular as WordNet lists it ("flutes" -> "flute", "ferries" ->
     "ferry"), under its American spelling where WordNet has one ("centre" as "center"), commonest first; none for a word

@@ -4,6 +4,7 @@ reading of citation marks."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # A sentence ends at . ! or ? (optionally followed by closing quotes/brackets and
 # citation marks such as "[1][2]") when whitespace and an upper-case letter, digit,
@@ -73,9 +74,11 @@ def citation_numbers(sentence: str) -> list[int]:
     return seen
 
 
+@lru_cache(maxsize=50_000)
 def strip_citations(sentence: str) -> str:
     """The sentence with citation marks and list bullets removed (ALCE's hypothesis). Removing a mark can
-    close another around it ("[0[0]]" leaves "[0]"), so marks are removed until none is left."""
+    close another around it ("[0[0]]" leaves "[0]"), so marks are removed until none is left. Cached: the rules
+    read the same passages' sentences for every question that retrieves them."""
     text = sentence
     while True:
         text, removed = _CITATION.subn("", text)

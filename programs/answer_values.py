@@ -257,7 +257,7 @@ def _spelt_out_acronyms(text: str) -> str:
     def spelt(match: re.Match[str]) -> str:
         initials = "".join(part[0] for part in re.split(r"[\s-]+", match.group(1)) if part).upper()
         return match.group(1) if initials.endswith(match.group(2)) else match.group(0)
-    return _ACRONYM.sub(spelt, text)
+    return _ACRONYM.sub(spelt, text) if "(" in text else text
 
 
 KIN_OF = re.compile(r"([A-Z][\w-]*(?: [A-Z][\w-]*)*)'s ((?:[a-z]+ )?[a-z]+)\b")

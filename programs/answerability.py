@@ -672,9 +672,11 @@ def _resumed_verb_phrase(words: list[str]) -> str:
 _TERSE_OF = re.compile(r"^([A-Z][a-z]+)(?= of (?:the )?[A-Z])")
 
 
+@lru_cache(maxsize=20_000)
 def plain_words(question: str) -> str:
     """``question`` with what people say put in the words passages use (``_IDIOMS``: "Who *sounded the alarm*?" ->
-    "Who *raised the alarm*?", "Who's *in charge of* …" -> "Who's *heads* …")."""
+    "Who *raised the alarm*?", "Who's *in charge of* …" -> "Who's *heads* …"; cached: every check of a question
+    reads it again)."""
     for idiom, verb in _IDIOMS:
         question = idiom.sub(verb, question)
     return question

@@ -127,9 +127,19 @@ _TITLES = (r"mayor|director|conductor|president|chairman|chairwoman|chair|manage
 """Offices written before a name as a title ("under *director* Johanna Ferrant", "*mayor* Henrik Voss")."""
 
 
+def _may_name(name: str, sentence: str) -> bool:
+    """Whether ``sentence`` may hold ``name`` at all, as the patterns below look for it (case aside): the test that
+    spares building and compiling a pattern for every name and sentence the bridge search pairs (the ``re``
+    module's cache holds 512; these pairs run to thousands a question). Where either text is not ASCII, case
+    folding may pair other letters, and the patterns decide."""
+    return not (name.isascii() and sentence.isascii()) or name.lower() in sentence.lower()
+
+
 def _titled_otherwise(name: str, sentence: str, question: str) -> bool:
     """Whether ``sentence`` gives ``name`` an office as a title ("under *director* Johanna Ferrant") where the question
     describes the one it asks about by another ("the *mayor* who held office when …"): that is someone else."""
+    if not _may_name(name, sentence):
+        return False
     title = re.search(rf"\b({_TITLES}) {re.escape(name)}\b", sentence, re.I)
     if title is None:
         return False
@@ -191,6 +201,8 @@ def _called(name: str, sentence: str, nouns: Sequence[str], heads: Sequence[str]
     *locomotive* No. 3 Hadwig", "the *architect* Ilse Varnholt", "the *manager*, Tobias Crane"), or by the
     described thing's own noun (one of ``heads``) right after it ("her parents kept the Copper Lantern *inn*" for "the *inn* where she grew up";
     not "the Kestrelhorn *fire*" for the director who led its evacuation)."""
+    if not _may_name(name, sentence):
+        return False
     return any(re.search(rf"\b{re.escape(noun)}s?,?\s+(?:{_NAMING}\s+)?(?:No\.?\s*\d+\s+)?{re.escape(name)}\b", sentence,
                          re.I)
                # or after it, in apposition ("the Abbey of Saint-Ebrin, *its mother house*")
@@ -202,6 +214,8 @@ def _called(name: str, sentence: str, nouns: Sequence[str], heads: Sequence[str]
 def _called_or_listed(name: str, sentence: str, nouns: Sequence[str]) -> bool:
     """Whether the sentence calls the name by one of ``nouns`` (:func:`_called`), or lists it after a name so called
     ("the beam *engines* Prudence and *Hesper*")."""
+    if not _may_name(name, sentence):
+        return False
     listed = r"\s+[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*,? (?:and|or) "
     return _called(name, sentence, nouns) or any(
         re.search(rf"\b(?i:{re.escape(noun)}s?),?{listed}{re.escape(name)}\b", sentence) for noun in nouns)
@@ -225,6 +239,8 @@ def _done_by(name: str, sentence: str, acts: set[str]) -> bool:
     *commission from* Ansel Korrigan" for "the man who *commissioned* the Great Theodolite", "*begun* in 1902 *on the
     orders of* Hester Quill-Amory" for "the surveyor-general who *started* the quarter-million maps"); ``acts`` are
     the description's word stems."""
+    if not _may_name(name, sentence):
+        return False
     said = acts | {w for act in acts for w in said_otherwise(act)}  # "*set up* in 1809 by" for "the founder of"
     # the act of an agent noun ("the school has been *directed by* Anselm Quadri" for "the current *director*")
     said |= {act[:-2] for act in acts if len(act) >= 6 and act.endswith(("or", "er"))}
@@ -240,6 +256,8 @@ _CHILD_OF = re.compile(r"\b(?:son|daughter|child|children|sons|daughters) of ([^
 def _parent(name: str, sentence: str, question: str) -> bool:
     """Whether the question asks for someone's parent and the sentence names the name as one ("the only *daughter
     of* Corra Bell Tallack and the boatbuilder Neil Tallack" for "Ismay Tallack's *mother*")."""
+    if not _may_name(name, sentence):
+        return False
     if not _PARENT_ASKED.search(question):
         return False
     return any(re.search(rf"\b{re.escape(name)}\b", m.group(1)) for m in _CHILD_OF.finditer(sentence))
@@ -255,6 +273,8 @@ _WHOSE = re.compile(r"\bwhose ([a-z]+)\b")
 def _whose(name: str, sentence: str, question: str) -> bool:
     """Whether the sentence gives the name the thing a "whose" clause speaks of ("the *roof of* the neighbouring
     Elvirabad was scorched", "*Elvirabad's roof*" for "the bath house *whose roof* was scorched")."""
+    if not _may_name(name, sentence):
+        return False
     escaped = re.escape(name)
     return any(re.search(rf"\b{noun}s? of (?:the )?(?:[a-z]+ )?{escaped}\b|\b{escaped}['’]s? (?:[a-z]+ )?{noun}s?\b",
                          sentence)
@@ -269,6 +289,8 @@ def _related(name: str, sentence: str, question: str) -> bool:
     """Whether the sentence relates the name by the word a possessive description qualifies its noun with, either way
     round ("Port Vessany has been *twinned with* Kellaby", "Kestrup was *twinned with* Varnholt" for "Varnholt's twin
     town")."""
+    if not _may_name(name, sentence):
+        return False
     escaped = re.escape(name)
     for word in _POSSESSED.findall(question):
         if word.lower() in STOPWORDS:
@@ -286,6 +308,8 @@ _PLACE_PREPOSITIONS = r"at|in|on|into|from|to|near"
 def _done_where(name: str, sentence: str, question: str) -> bool:
     """Whether the sentence puts the name where the description puts its act, by the same verb and preposition
     ("*docking at* Nessa" for "the ferry *docks at* a stone harbor on Calder")."""
+    if not _may_name(name, sentence):
+        return False
     acts = {(stem(m.group(1)), m.group(2).lower()) for m in re.finditer(
         rf"\b([a-z]{{3,}}) ({_PLACE_PREPOSITIONS})\b", question) if m.group(1) not in STOPWORDS}
     return any((stem(m.group(1)), m.group(2)) in acts for m in re.finditer(
@@ -296,6 +320,8 @@ def _boarded(name: str, sentence: str, nouns: Sequence[str]) -> bool:
     """Whether the sentence puts someone *aboard* the name ("flew a farmer … *aboard the* Saltmarsh Lady") and the
     question describes a conveyance (by WordNet's hypernyms: "the *plane* that carried …"): one travels aboard a craft,
     not a place or a person."""
+    if not _may_name(name, sentence):
+        return False
     return (re.search(rf"\b(?:aboard|on board) (?:the )?{re.escape(name)}\b", sentence) is not None
             and any(names_a_kind_of(noun, "conveyance") for noun in nouns))
 

@@ -24,6 +24,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
 
 from groundqa.judges.lexical import NOT_A_PERSON, features, stem
 from groundqa.judges.paraphrase import said_otherwise
@@ -98,38 +101,53 @@ place: a question typed in lower case is read with the passages' capitals (:mod:
 quorvane steering committee" then met "the *Gullwing* author" in its best sentence."""
 
 
+@lru_cache(maxsize=20_000)
+def sentences_of(text: str, title: str) -> tuple[tuple[str, str], ...]:
+    """(sentence, the sentence before it) for each sentence of a passage worth ranking (cached: a passage is ranked
+    again for every hop and rescue of a question, and for every question that retrieves it)."""
+    out: list[tuple[str, str]] = []
+    before = ""
+    for raw in split_sentences(text):
+        sentence = strip_citations(raw)  # a passage's own [n] marks must not pose as our citations
+        # a short sentence read after its title ("Lindqvist & Haarmann. It was dissolved in 1937.") says enough
+        if len(content_words(embedded_text(sentence, title))) >= 3 and not INSTRUCTION.search(sentence):
+            out.append((sentence, before))
+        before = sentence
+    return tuple(out)
+
+
+@lru_cache(maxsize=50_000)
+def _stems(text: str) -> frozenset[str]:
+    """The stems of the content words of ``text`` (cached, as :func:`sentences_of`)."""
+    return frozenset(stem(w) for w in content_words(text))
+
+
 def rank_sentences(question: str, context: NumberedContext, queries: Sequence[str] = ()) -> list[ScoredSentence]:
     """Every sentence of the context scored against the question (or a query), best first."""
-    candidates: list[tuple[int, str, str, str]] = []
-    for number, passage in enumerate(context.passages, start=1):
-        before = ""
-        for raw in split_sentences(passage.text):
-            sentence = strip_citations(raw)  # a passage's own [n] marks must not pose as our citations
-            # a short sentence read after its title ("Lindqvist & Haarmann. It was dissolved in 1937.") says enough
-            if len(content_words(embedded_text(sentence, passage.title))) >= 3 and not INSTRUCTION.search(sentence):
-                candidates.append((number, sentence, passage.title, before))
-            before = sentence
+    candidates = [(number, sentence, passage.title, before)
+                  for number, passage in enumerate(context.passages, start=1)
+                  for sentence, before in sentences_of(passage.text, passage.title)]
     if not candidates:
         return []
     probes = [question, *queries]
     # words are compared by stem: "What subject did Edith Orlanc *study* …?" shares its verb with "Having *studied*
     # chemistry at Altenbrück, she took charge …"
-    asks = [{stem(w) for w in content_words(p)} for p in probes]
+    asks = [_stems(p) for p in probes]
     what = asked(question)
     vectors = get_embedder().embed(probes + [embedded_text(sentence, title) for _, sentence, title, _ in candidates])
-    probe_vectors, sentence_vectors = vectors[: len(probes)], vectors[len(probes):]
+    # cosine similarities (the vectors are normalised), every sentence against every probe in one product
+    similarity = np.asarray(vectors[len(probes):]) @ np.asarray(vectors[: len(probes)]).T
     scored: list[ScoredSentence] = []
-    for (number, sentence, title, before), vector in zip(candidates, sentence_vectors, strict=True):
-        words = {stem(w) for w in (*content_words(sentence), *content_words(title))}
+    for (number, sentence, title, before), row in zip(candidates, similarity.tolist(), strict=True):
+        words = _stems(sentence) | _stems(title)
         # a year inside a term the sentence states for its holder counts as said ("Anton Belair served from 1998 to
         # 2004" for "mayor in 2001"), as the answer check reads it
         words |= {w for ask in asks for w in ask if w.isdigit() and in_term(what, w, sentence)}
         # a word said otherwise counts as said, as the answer check reads it ("What *registration* did it carry?" /
         # "… and *registered* it as MI-KAA")
         best = max(
-            0.6 * sum(a * b for a, b in zip(q, vector, strict=True))
-            + 0.4 * (sum(1 for a in ask if a in words or said_otherwise(a) & words) / len(ask) if ask else 0.0)
-            for q, ask in zip(probe_vectors, asks, strict=True)
+            0.6 * cosine + 0.4 * (sum(1 for a in ask if a in words or said_otherwise(a) & words) / len(ask) if ask else 0.0)
+            for cosine, ask in zip(row, asks, strict=True)
         )
         scored.append(ScoredSentence(round(best, 4), number, sentence, before))
     return sorted(scored, key=lambda s: s.score, reverse=True)

@@ -85,7 +85,7 @@ def test_the_build_script_writes_the_table_the_look_up_reads(tmp_path: Path, mon
         written.append(table.read_bytes())
     assert written[0] == written[1] and (table.parent / "LICENSE-WordNet").is_file()
 
-    caches = (hypernyms._nouns, hypernyms._depth, hypernyms.kinds_of, hypernyms._ancestors)
+    caches = (hypernyms._nouns, hypernyms._senses, hypernyms._depth, hypernyms.kinds_of, hypernyms._ancestors)
     monkeypatch.setattr(hypernyms, "TABLE", table)
     for cached in caches:
         cached.cache_clear()

@@ -12,7 +12,7 @@ import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import date
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 _STOPWORD_TEXT = """a an the and or but if then than so as of at by for from in into on onto to with within without about
     above after against along among around before behind below beneath beside between beyond during except
@@ -102,8 +102,10 @@ _DIED = re.compile(r"\(\s*d\.\s*\d{3,4}\s*\)")
 _CLAUSE_END = re.compile(r"[;,:()]|\s(?:but|although|though|while|whereas|and)\s")
 
 
+@lru_cache(maxsize=100_000)
 def stem(word: str) -> str:
-    """A light, deterministic suffix stemmer (lower-cases; not Porter, but stable across inflections)."""
+    """A light, deterministic suffix stemmer (lower-cases; not Porter, but stable across inflections; cached: the
+    rules stem the same few thousand words for every sentence they read)."""
     w = word.lower()
     if w.endswith("'s"):
         w = w[:-2]
@@ -192,7 +194,19 @@ class TextFeatures:
     def covers_misspelt(self, token: str) -> bool:
         """``token`` occurs here, or spelt one letter otherwise (:func:`misspelling_of`: "telnet" for
         "telenet"): a name typed by a person."""
-        return self.covers(token) or any(misspelling_of(token, word) for word in self.tokens)
+        if self.covers(token):
+            return True
+        return len(token) >= TYPO_MIN and any(misspelling_of(token, word) for word in self._spellable.get(token[0], ()))
+
+    @cached_property
+    def _spellable(self) -> dict[str, tuple[str, ...]]:
+        """The tokens a misspelling may stand for (:data:`TYPO_MIN` letters or more), by first letter: the judge asks
+        of every word of a hypothesis against every sentence, and most pairs differ in their first letter."""
+        out: dict[str, list[str]] = {}
+        for word in self.tokens:
+            if len(word) >= TYPO_MIN:
+                out.setdefault(word[0], []).append(word)
+        return {first: tuple(words) for first, words in out.items()}
 
 
 #: Shortest word a one-letter misspelling is forgiven in.
