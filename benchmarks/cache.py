@@ -158,9 +158,11 @@ def cache_suite(args: argparse.Namespace) -> dict[str, Any]:
         models.mkdir(parents=True, exist_ok=True)
         (home / "cache" / "models").symlink_to(models.resolve(), target_is_directory=True)
         settings = base.model_copy(update={"home": home, "cache": True})
-        store = build_store(home / "chroma", data.docs, settings, data.collection("cache"))
         try:
-            lm = configure_lm(settings)  # DSPy, retrieval and embedding caches under <home>/cache
+            # DSPy, retrieval and embedding caches under <home>/cache, before ingesting: a chunk's sentences are
+            # embedded into that home's cache as a user's ingestion embeds them (``embed_sentences``)
+            lm = configure_lm(settings)
+            store = build_store(home / "chroma", data.docs, settings, data.collection("cache"))
             warm_up(unwrap(lm), store, judge_settings=base)
             load_before = load_average_text()
             outcome = run_cache(settings, store, data.questions, home)

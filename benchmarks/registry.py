@@ -42,6 +42,7 @@ SUITE_MODULES: list[str] = [
     "benchmarks.retrieval", "benchmarks.lm_speed", "benchmarks.quality", "benchmarks.cache",
     "benchmarks.runtime_overhead", "benchmarks.contract_overhead", "benchmarks.judge_agreement",
     "benchmarks.serve", "benchmarks.fuzz", "benchmarks.finetune", "benchmarks.selection", "benchmarks.judge_speed",
+    "benchmarks.sentence_vectors",
 ]
 
 #: Where the runner writes ``<suite>.json|md|png`` unless ``--out`` says otherwise.

@@ -319,6 +319,7 @@ STAGES = [
     ("embed", "embedding (MiniLM)"),
     ("embedding_cache", "embedding cache (memory + SQLite)"),
     ("upsert", "upsert (Chroma)"),
+    ("embed_sentences", "each chunk's sentences, as questions read them (MiniLM float32, into the disk cache)"),
     ("other", "version bumps, deletes, metadata updates"),
 ]
 """The ingestion stages reported (``IngestReport.stage_seconds``), in pipeline order."""
@@ -361,9 +362,10 @@ def measure_ingest(store: Any, documents: Sequence[Document], show: bool = True,
     }
 
 
-def measure_jsonl_ingest(documents: Sequence[Document], show: bool = True) -> dict[str, Any]:
+def measure_jsonl_ingest(documents: Sequence[Document], show: bool = True, sentences: bool = True) -> dict[str, Any]:
     """``groundqa ingest corpus.jsonl`` end to end in a fresh home (embedding disk cache on, as the command
-    runs): streamed read, lock, store opening, chunking, embedding, caching, upsert."""
+    runs): streamed read, lock, store opening, chunking, embedding, caching, upsert; with ``sentences`` (the
+    default's ``embed_sentences``), each chunk's sentences embedded too."""
     import json
 
     from groundqa.config import load_settings
@@ -377,7 +379,7 @@ def measure_jsonl_ingest(documents: Sequence[Document], show: bool = True) -> di
             for doc in documents:
                 fh.write(json.dumps({"id": doc.id, "title": doc.title, "text": doc.text}) + "\n")
         megabytes = round(path.stat().st_size / 1e6, 3)
-        settings = load_settings(home=Path(tmp) / "home", collection="bench-jsonl")
+        settings = load_settings(home=Path(tmp) / "home", collection="bench-jsonl", embed_sentences=sentences)
         bar = _bar(0, "ingest JSONL", show)
 
         def progress(done: int, total: int) -> None:
@@ -637,6 +639,8 @@ def run_retrieval(
     e2e = min(e2e_chunks, max(50, n_chunks // 5))
     say(f"retrieval: `groundqa ingest` of a corpus JSONL ({e2e:,} chunks), end to end")
     end_to_end = measure_jsonl_ingest(generate_corpus(e2e, seed + 4), show_progress)
+    say("retrieval: the same, chunks only (embed_sentences = false)")
+    chunks_only = measure_jsonl_ingest(generate_corpus(e2e, seed + 4), show_progress, sentences=False)
     pdf: dict[str, Any] | None = None
     if pdf_files > 0:
         say(f"retrieval: ingesting {pdf_files} PDFs of {pdf_pages_per_file} pages")
@@ -651,6 +655,7 @@ def run_retrieval(
         "embedding": embedding,
         "scales": scales,
         "end_to_end": end_to_end,
+        "end_to_end_chunks_only": chunks_only,
         "pdf": pdf,
     }
 
@@ -732,6 +737,11 @@ def tables(results: dict[str, Any]) -> list[dict[str, Any]]:
                      e2e["chunks"], e2e["seconds"], e2e["chunks_per_s"],
                      round(1000.0 * e2e["seconds"] / max(1, e2e["chunks"]), 3)])
         rows.extend(_stage_rows(e2e.get("stages") or {}, e2e["chunks"], e2e["chunks"]))
+    only = results.get("end_to_end_chunks_only")
+    if only:
+        rows.append(["the same with `embed_sentences = false` (chunks only; a question embeds the sentences it "
+                     "reads)", only["chunks"], only["chunks"], only["seconds"], only["chunks_per_s"],
+                     round(1000.0 * only["seconds"] / max(1, only["chunks"]), 3)])
     pdf = results.get("pdf")
     if pdf:
         rows.extend([

@@ -193,7 +193,9 @@ def skipped_result(title: str, config: dict[str, Any], reason: str) -> dict[str,
 # -- store, models and caches --------------------------------------------------------------------
 def build_store(directory: Path, docs: Sequence[Document], settings: Any, name: str) -> CorpusStore:
     """A Chroma collection of its own under ``directory`` holding ``docs``."""
-    store = CorpusStore(directory, collection=name)
+    from groundqa.programs.passage_reading import texts_embedded
+
+    store = CorpusStore(directory, collection=name, reading=texts_embedded if settings.embed_sentences else None)
     report = store.ingest(list(docs), settings.chunk_size, settings.chunk_overlap)
     say(f"ingested {report.documents} documents -> {report.chunks_total} chunks in {report.seconds:.1f} s")
     return store

@@ -29,7 +29,10 @@ def configure_caches(settings: Settings) -> None:
 def open_store(settings: Settings) -> CorpusStore:
     """The configured Chroma collection (persistent under the home, or a server via chroma_url)."""
     configure_caches(settings)
-    return CorpusStore(settings.chroma_dir, collection=settings.collection, url=settings.chroma_url)
+    reading = None
+    if settings.embed_sentences:  # the program's modules load with it (half a second), not with every store
+        from groundqa.programs.passage_reading import texts_embedded as reading
+    return CorpusStore(settings.chroma_dir, collection=settings.collection, url=settings.chroma_url, reading=reading)
 
 
 def guarded_lm(settings: Settings, replay: Trace | None = None, **overrides: Any) -> tuple[GuardedLM, Any]:

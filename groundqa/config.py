@@ -45,6 +45,9 @@ class Settings(BaseModel):
     chroma_url: str | None = Field(default=None, description="a Chroma server (http://host:port); default: persistent")
     chunk_size: int = 600
     chunk_overlap: int = 120
+    embed_sentences: bool = Field(default=True, description="embed each chunk's sentences at ingestion, in the forms "
+                                  "the program reads them, into the embedding cache (with cache = true): a question "
+                                  "then embeds only itself and its queries; false: each sentence when first read")
     k: int = 4
     cache: bool = True
     mlflow_tracking_uri: str | None = None

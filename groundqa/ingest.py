@@ -62,6 +62,9 @@ BIG_INGEST_CHUNKS = 2_000
 EXPECTED_CHUNKS_PER_S = 60.0
 """For the up-front estimate only: end-to-end chunks/s of 600-character chunks on 2 busy cores (the
 retrieval benchmark measures the real figure); the progress lines use the rate actually seen."""
+SENTENCES_SLOWDOWN = 3.5
+"""How many times longer ingestion takes when it embeds each chunk's sentences too (``embed_sentences``; the retrieval
+benchmark, session 52: 75.6 chunks/s without, 21.7 with), for the same estimate."""
 _REPORT_EVERY_S = 10.0
 
 
@@ -141,13 +144,18 @@ class Meter:
                 f"{self.chunks:,} chunks stored, {rate:.0f} chunks/s, about {_duration(left)} left")
 
 
-def warn_if_large(n_bytes: int, chunk_size: int, chunk_overlap: int, notify: Notify | None, what: str) -> None:
-    """One line before a very large input: its size, the estimated chunks and time."""
+def warn_if_large(n_bytes: int, chunk_size: int, chunk_overlap: int, notify: Notify | None, what: str,
+                  sentences: bool = False) -> None:
+    """One line before a very large input: its size, the estimated chunks and time (``sentences``: each chunk's
+    sentences are embedded too, and the line says how to leave them to the questions)."""
     if notify is None or n_bytes <= LARGE_INPUT_BYTES:
         return
     chunks = estimate_chunks(n_bytes, chunk_size, chunk_overlap)
+    rate = EXPECTED_CHUNKS_PER_S / (SENTENCES_SLOWDOWN if sentences else 1.0)
+    also = (f", embedding each chunk's sentences too (embed_sentences = false leaves them to the questions: about "
+            f"{_duration(chunks / EXPECTED_CHUNKS_PER_S)})") if sentences else ""
     notify(f"large input: {what} holds {n_bytes / 2**20:.1f} MB, about {chunks:,} chunks; at about "
-           f"{EXPECTED_CHUNKS_PER_S:.0f} chunks/s that is roughly {_duration(chunks / EXPECTED_CHUNKS_PER_S)} "
+           f"{rate:.0f} chunks/s that is roughly {_duration(chunks / rate)}{also} "
            "(PDF and HTML make fewer chunks per MB); progress follows, and an interrupted ingest is finished "
            "by ingesting again")
 
@@ -257,7 +265,7 @@ def _ingest_jsonl(store: CorpusStore, path: Path, size: int, overlap: int, progr
     except OSError as exc:
         raise NothingToIngestError(f"nothing to ingest from {path}", [
             LoadError(str(path), None, f"cannot read file: {exc.strerror or exc}")]) from exc
-    warn_if_large(n_bytes, size, overlap, notify, str(path))
+    warn_if_large(n_bytes, size, overlap, notify, str(path), sentences=store.reading is not None)
     report = IngestReport()
     meter = Meter(n_bytes, estimate_chunks(n_bytes, size, overlap), notify, quiet=progress is not None)
     batcher = _Batcher(store, report, size, overlap, total, progress, meter)
@@ -291,7 +299,8 @@ def _ingest_files(store: CorpusStore, path: Path, size: int, overlap: int, progr
     if not scan.files:
         raise NothingToIngestError(f"nothing to ingest from {path}", [*report.errors, LoadError(
             str(path), None, f"no {', '.join(DOCUMENT_SUFFIXES)} files found")])
-    warn_if_large(scan.bytes, size, overlap, notify, f"{path} ({len(scan.files):,} files)")
+    warn_if_large(scan.bytes, size, overlap, notify, f"{path} ({len(scan.files):,} files)",
+                  sentences=store.reading is not None)
     started = time.perf_counter()
     sources = SourceIndex.load(store, folder, scan.files)
     report.stage_seconds["lookup"] = time.perf_counter() - started

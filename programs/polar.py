@@ -53,6 +53,11 @@ class PolarAnswer:
         return f"{self.verdict.capitalize()}. {self.sentence.rstrip()} [{self.number}]"
 
 
+def premise_of(passage: Passage) -> str:
+    """The passage as the judge reads a yes/no question's statement against it: under a ``Title:`` line."""
+    return passage.text if not passage.title else f"Title: {passage.title}\n{passage.text}"
+
+
 def polar_answer(question: str, context: NumberedContext, judge: EntailmentJudge, support_threshold: float,
                  contradiction_threshold: float, citable: set[int] | None = None,
                  denial_similarity: float = 1.01) -> PolarAnswer | None:
@@ -66,7 +71,7 @@ def polar_answer(question: str, context: NumberedContext, judge: EntailmentJudge
     for number, passage in enumerate(context.passages, start=1):
         if citable is not None and number not in citable:
             continue
-        verdict = judge.judge(claim, [passage.text if not passage.title else f"Title: {passage.title}\n{passage.text}"])
+        verdict = judge.judge(claim, [premise_of(passage)])
         if not verdict.entailed or verdict.support < support_threshold:
             continue
         sentence, coverage = _best_sentence(claim, passage.text, passage.title)

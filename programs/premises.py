@@ -222,7 +222,7 @@ class PremiseVerifier(dspy.Module):
             # namesake's page lend the name and another page the event (cross-entity confusion).
             judge = get_judge("offline")
             # a passage is read under its title: a later chunk's "She graduated …" is about the page's subject
-            verdicts = [judge.judge(claim, [_titled(p)], polarity=polarity) for p in passages]
+            verdicts = [judge.judge(claim, [titled(p)], polarity=polarity) for p in passages]
             index = max(range(len(verdicts)), key=lambda i: verdicts[i].support)
             verdict = verdicts[index]
             cited = [passages[index].chunk_id] if verdict.entailed else []
@@ -326,8 +326,8 @@ def _predicate(claim: str) -> str | None:
     return None
 
 
-def _titled(passage: Passage) -> str:
-    """The passage's text after its title, unless it opens with it."""
+def titled(passage: Passage) -> str:
+    """The passage's text after its title, unless it opens with it: the premise the judge reads."""
     if not passage.title or passage.text.lstrip().startswith(passage.title):
         return passage.text
     return f"{passage.title}. {passage.text}"

@@ -442,6 +442,7 @@ def test_large_input_warning_and_progress_lines(tmp_path: Path, hashed: HashEmbe
     report = ingest_path(load_settings(home=tmp_path / "home"), corpus / "records.jsonl", notify=lines.append)
     assert report.documents == 8
     assert lines[0].startswith(f"large input: {corpus / 'records.jsonl'} holds") and "chunks/s" in lines[0]
+    assert "embed_sentences = false" in lines[0]  # the default embeds each chunk's sentences too, and says so
     progress = [line for line in lines if line.startswith("ingesting: ")]
     assert progress and all("chunks/s, about" in line and line.endswith("left") for line in progress)
     assert set(report.stage_seconds) >= {"read", "chunk", "lookup", "embed", "upsert"}

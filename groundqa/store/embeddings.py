@@ -145,8 +145,23 @@ class Embedder:
                 out.append(vector)
         return out
 
-    def _fill(self, missing: list[str], batch_size: int, bulk: bool) -> None:
-        """Put the vectors of ``missing`` in the memory cache: from the disk cache, else the model."""
+    def prepare(self, texts: Sequence[str], batch_size: int = 64) -> int:
+        """Embed ``texts`` into the disk cache ahead of their use, as a question would embed them (float32, never
+        under bfloat16), leaving the memory cache as it was; returns how many the model encoded. Without a disk cache
+        it does nothing: the vectors would last only as long as the process. Ingestion embeds a chunk's sentences
+        so (:mod:`groundqa.programs.passage_reading`)."""
+        with _lock:
+            if self._disk() is None:
+                return 0
+            wanted = list(dict.fromkeys(texts))  # the disk decides: memory may hold vectors another home's cache has
+            before = self.stats["encoded"]
+            if wanted:
+                self._fill(wanted, batch_size, bulk=False, remember=False)
+            return int(self.stats["encoded"] - before)
+
+    def _fill(self, missing: list[str], batch_size: int, bulk: bool, remember: bool = True) -> None:
+        """Put the vectors of ``missing`` in the memory cache (and the disk cache, when set): from the disk cache,
+        else the model. ``remember=False`` leaves the memory cache as it was."""
         started = time.perf_counter()
         disk = self._disk()
         stored: dict[str, list[float]] = {}
@@ -172,6 +187,8 @@ class Embedder:
                     self._disk_failed(exc)
                 self.stats["cache_s"] += time.perf_counter() - started
         self.stats["cached"] += len(stored)
+        if not remember:
+            return
         for text in missing:
             self._cache[text] = stored[text] if text in stored else fresh[text]
         while len(self._cache) > self.cache_size:
