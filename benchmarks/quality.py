@@ -6,7 +6,9 @@
     GroundedQA compiled (``--program PATH``, else a quick BootstrapFewShot compile with the extractive
     teacher on at most 16 answerable train questions, 3 demos). One process, one LM object, one retriever,
     DSPy's cache and the retrieval cache off, so every program really calls the LM and the store.
-    In-process memo caches (MiniLM embeddings, offline-judge verdicts) are emptied before each program.
+    In-process memo caches (MiniLM embeddings, offline-judge verdicts) are emptied before each program, and each
+    program reads the embedding cache as ingestion left it (:class:`~benchmarks.suite_setup.IngestedEmbeddings`:
+    the chunks' vectors and, by default, each chunk's sentences), as a user's home has it after ``groundqa ingest``.
     Scores come from :func:`groundqa.evaluation.evaluate` (offline judge). LM calls, tokens, LM time and
     retrieval time come from GroundedQA's own usage and traces, and for the peers from meters wrapped
     around the same LM and retriever (the meters also run under GroundedQA, as a cross-check).
@@ -28,7 +30,7 @@ import argparse
 import os
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,7 @@ from benchmarks.suite_setup import (
     CALIBRATION_TRIALS_QUICK,
     COMPILE_BUDGET,
     COMPILE_MAX,
+    IngestedEmbeddings,
     SuiteData,
     build_store,
     compile_quick,
@@ -151,13 +154,15 @@ def run_quality(
     calibration_group: Any = None,
     calibration_fixed: tuple[tuple[str, ...], str] = ((), ""),
     qa_overrides: dict[str, Any] | None = None,
+    before_program: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """Evaluate every program of ``programs`` on ``questions`` with ``inner_lm`` over ``store``.
 
     Peers call ``MeteredLM(inner_lm)``; GroundedQA calls ``GuardedLM(MeteredLM(inner_lm))`` (its runtime:
     budgets, usage, traces). Caches are not touched here: the caller turns them off. ``config_lm``
     picks GroundedQA's defaults (:meth:`QAConfig.for_lm`), ``qa_overrides`` changes them for every
-    GroundedQA variant. Returns ``{"rows": [...], "compile": ...,
+    GroundedQA variant; ``before_program()`` runs before each program is timed (:class:`IngestedEmbeddings`'s
+    ``fresh``). Returns ``{"rows": [...], "compile": ...,
     "reports": {name: EvaluationReport}}``.
     """
     from groundqa.evaluation import evaluate
@@ -219,6 +224,8 @@ def run_quality(
         if progress:
             say(f"quality: [{i}/{len(built)}] {name} on {len(questions)} questions")
         drop_process_caches()
+        if before_program is not None:
+            before_program()
         wrapped = Instrumented(name, program, meter, grounded=is_grounded)
         with dspy.context(lm=guarded if is_grounded else metered, adapter=adapter):
             report = evaluate(wrapped, list(questions), threads=1, judge="offline", progress=progress)
@@ -462,21 +469,31 @@ def quality_suite(args: argparse.Namespace) -> dict[str, Any]:
     dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
     inner = unwrap(guarded)
     with scratch_dir("groundqa-peers-") as tmp:
-        store = build_store(tmp / "chroma", data.docs, settings, data.collection("peers"))
-        warm_s = warm_up(inner, store, judge_settings=settings)
-        load_before = load_average_text()
-        outcome = run_quality(inner, store, data.questions, data.train, settings, settings.lm,
-                              program_path=program_path, programs=programs, peer_reasoning=peer_reasoning,
-                              seed=data.seed, quick=data.quick, calibration_group=calibration_group(data),
-                              calibration_fixed=judge_read(data.data),
-                              qa_overrides=qa_overrides)
-        load_after = load_average_text()
+        embeddings = IngestedEmbeddings(tmp)
+        try:
+            embeddings.start()
+            store = build_store(tmp / "chroma", data.docs, settings, data.collection("peers"))
+            embeddings.freeze()
+            warm_s = warm_up(inner, store, judge_settings=settings)
+            load_before = load_average_text()
+            outcome = run_quality(inner, store, data.questions, data.train, settings, settings.lm,
+                                  program_path=program_path, programs=programs, peer_reasoning=peer_reasoning,
+                                  seed=data.seed, quick=data.quick, calibration_group=calibration_group(data),
+                                  calibration_fixed=judge_read(data.data),
+                                  qa_overrides=qa_overrides, before_program=embeddings.fresh)
+            load_after = load_average_text()
+        finally:  # the scratch folder goes with the suite: no later suite may write into it
+            embeddings.stop()
     notes = [
         f"LM {settings.lm} (one object shared by every program; DSPy cache off, retrieval cache off, "
         f"temperature {settings.temperature}, max_tokens {settings.max_tokens}); {len(data.questions)} "
         f"{data.description} questions{' (stratified quick sample)' if data.quick and bundled else ''}; "
         f"peers retrieve k={outcome['peer_k']} passages (as many as GroundedQA shows its LM) and use "
         f"{config['peer_module']}; warm-up (model loads) {warm_s:.1f} s, not counted.",
+        "Each program starts from the embedding cache as ingestion left it (the chunks' vectors and, with "
+        f"embed_sentences = {str(settings.embed_sentences).lower()}, each chunk's sentences as the program reads "
+        "them), as a user's home has it after `groundqa ingest`; nothing another program, the compile or the "
+        "scoring embedded.",
         f"Load average (1/5/15 min) before the programs ran: {load_before}; after: {load_after} "
         f"({os.cpu_count()} cores; other work on the machine inflates latency, not scores).",
     ]

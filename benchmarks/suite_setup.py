@@ -220,6 +220,55 @@ def warm_up(inner_lm: Any, store: CorpusStore, judge_settings: Any = None) -> fl
     return time.perf_counter() - started
 
 
+class IngestedEmbeddings:
+    """The embedding disk cache as a user's ingestion leaves it (the chunks' vectors and, with ``embed_sentences``,
+    each chunk's sentences as questions read them), handed to every timed program afresh.
+
+    A suite that runs with the caches off still ingests as the default home does: :meth:`start` points the embedding
+    cache at a working file before the store is built, :meth:`freeze` keeps a copy once ingestion is done, and
+    :meth:`fresh` gives each program its own copy of that: it reads what ingestion embedded, and nothing another
+    program, a compile or the scoring embedded."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.frozen = directory / "embeddings-ingested.sqlite"
+        self.copies = 0
+
+    def start(self) -> None:
+        from groundqa.store.embeddings import set_disk_cache
+
+        set_disk_cache(self.directory / "embeddings-0.sqlite")
+
+    def freeze(self) -> None:
+        _copy_sqlite(self.directory / "embeddings-0.sqlite", self.frozen)
+
+    def fresh(self) -> None:
+        from groundqa.store.embeddings import set_disk_cache
+
+        self.copies += 1
+        copy = self.directory / f"embeddings-{self.copies}.sqlite"
+        _copy_sqlite(self.frozen, copy)
+        set_disk_cache(copy)
+
+    @staticmethod
+    def stop() -> None:
+        from groundqa.store.embeddings import set_disk_cache
+
+        set_disk_cache(None)
+
+
+def _copy_sqlite(source: Path, target: Path) -> None:
+    """A consistent copy of an SQLite file in WAL mode (the backup API), whoever else has it open."""
+    import sqlite3
+
+    src, dst = sqlite3.connect(source), sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+
+
 def drop_process_caches() -> None:
     """Empty the in-process memo caches (MiniLM embeddings, offline-judge vectors and verdicts, the answer
     judge's margins, parsed premises, lexical features) so every program starts cold; the models themselves stay loaded. Without
