@@ -203,12 +203,17 @@ def _called(name: str, sentence: str, nouns: Sequence[str], heads: Sequence[str]
     not "the Kestrelhorn *fire*" for the director who led its evacuation)."""
     if not _may_name(name, sentence):
         return False
-    return any(re.search(rf"\b{re.escape(noun)}s?,?\s+(?:{_NAMING}\s+)?(?:No\.?\s*\d+\s+)?{re.escape(name)}\b", sentence,
-                         re.I)
-               # or after it, in apposition ("the Abbey of Saint-Ebrin, *its mother house*")
-               or re.search(rf"\b{re.escape(name)}, (?:its|his|her|their|the) (?:[a-z]+ )?{re.escape(noun)}\b", sentence)
-               for noun in nouns) or any(re.search(rf"\b{re.escape(name)}\s+{re.escape(head)}s?\b", sentence, re.I)
-                                         for head in heads)
+    named, called = re.escape(name), _any_of(nouns)  # one pattern for all the nouns: built once per name
+    return bool(called and (
+        re.search(rf"\b{called}s?,?\s+(?:{_NAMING}\s+)?(?:No\.?\s*\d+\s+)?{named}\b", sentence, re.I)
+        # or after it, in apposition ("the Abbey of Saint-Ebrin, *its mother house*")
+        or re.search(rf"\b{named}, (?:its|his|her|their|the) (?:[a-z]+ )?{called}\b", sentence))) or bool(
+        heads and re.search(rf"\b{named}\s+{_any_of(heads)}s?\b", sentence, re.I))
+
+
+def _any_of(words: Sequence[str]) -> str:
+    """A pattern for any of ``words`` as written (a group; "" for none)."""
+    return f"(?:{'|'.join(map(re.escape, words))})" if words else ""
 
 
 def _called_or_listed(name: str, sentence: str, nouns: Sequence[str]) -> bool:
@@ -217,8 +222,8 @@ def _called_or_listed(name: str, sentence: str, nouns: Sequence[str]) -> bool:
     if not _may_name(name, sentence):
         return False
     listed = r"\s+[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*,? (?:and|or) "
-    return _called(name, sentence, nouns) or any(
-        re.search(rf"\b(?i:{re.escape(noun)}s?),?{listed}{re.escape(name)}\b", sentence) for noun in nouns)
+    return _called(name, sentence, nouns) or bool(
+        nouns and re.search(rf"\b(?i:{_any_of(nouns)}s?),?{listed}{re.escape(name)}\b", sentence))
 
 
 # Who makes a work: the name after "by" in the sentence that names the work ("a 1997 play *by* Tobias Fenwright"
