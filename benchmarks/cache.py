@@ -24,7 +24,7 @@ from benchmarks.suite_setup import (
     drop_process_caches,
     load_average_text,
     quiet_logs,
-    scratch_dir,
+    scratch_home,
     skipped_result,
     suite_data,
     warm_up,
@@ -141,9 +141,7 @@ def cache_suite(args: argparse.Namespace) -> dict[str, Any]:
     """GroundedQA cold vs warm cache (DSPy memory + disk cache, retrieval cache): wall time and identity."""
     from groundqa.app import configure_lm
     from groundqa.config import load_settings
-    from groundqa.judges.answer_judge import set_disk_cache as set_judgment_cache
     from groundqa.runtime.guarded_lm import unwrap
-    from groundqa.store.embeddings import set_disk_cache
 
     quiet_logs()
     base = load_settings(lm=getattr(args, "lm", None))
@@ -152,25 +150,16 @@ def cache_suite(args: argparse.Namespace) -> dict[str, Any]:
               "seed": data.seed, "dspy_cache": "memory + disk (temporary home)", "retrieval_cache": "memory + disk"}
     if data.skip:
         return skipped_result("Cache", config, data.skip)
-    with scratch_dir("groundqa-cache-") as home:
-        (home / "cache").mkdir(parents=True)
-        models = Path(base.cache_dir) / "models"
-        models.mkdir(parents=True, exist_ok=True)
-        (home / "cache" / "models").symlink_to(models.resolve(), target_is_directory=True)
+    with scratch_home(base, "groundqa-cache-") as home:
         settings = base.model_copy(update={"home": home, "cache": True})
-        try:
-            # DSPy, retrieval and embedding caches under <home>/cache, before ingesting: a chunk's sentences are
-            # embedded into that home's cache as a user's ingestion embeds them (``embed_sentences``)
-            lm = configure_lm(settings)
-            store = build_store(home / "chroma", data.docs, settings, data.collection("cache"))
-            warm_up(unwrap(lm), store, judge_settings=base)
-            load_before = load_average_text()
-            outcome = run_cache(settings, store, data.questions, home)
-            load_after = load_average_text()
-        finally:  # release the temporary caches before their folder goes
-            dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
-            set_disk_cache(None)
-            set_judgment_cache(None)
+        # DSPy, retrieval and embedding caches under <home>/cache, before ingesting: a chunk's sentences are
+        # embedded into that home's cache as a user's ingestion embeds them (``embed_sentences``)
+        lm = configure_lm(settings)
+        store = build_store(home / "chroma", data.docs, settings, data.collection("cache"))
+        warm_up(unwrap(lm), store, judge_settings=base)
+        load_before = load_average_text()
+        outcome = run_cache(settings, store, data.questions, home)
+        load_after = load_average_text()
     notes = [f"LM {settings.lm}; {len(data.questions)} {data.description} questions; load average (1/5/15 min) "
              f"before: {load_before}, after: {load_after} ({os.cpu_count()} cores)."]
     return cache_result(outcome, config, notes)

@@ -15,10 +15,7 @@ import argparse
 import os
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
-
-import dspy
 
 from benchmarks.registry import register
 from benchmarks.suite_setup import (
@@ -26,7 +23,7 @@ from benchmarks.suite_setup import (
     load_average_text,
     quiet_logs,
     say,
-    scratch_dir,
+    scratch_home,
     skipped_result,
     suite_data,
     warm_up,
@@ -41,48 +38,37 @@ def run_variant(base: Any, docs: Sequence[Document], questions: Sequence[Questio
                 collection: str) -> dict[str, Any]:
     """Ingest ``docs`` into a fresh home with ``embed_sentences`` as given, then run GroundedQA on ``questions``
     with every in-process memo emptied first (as a new process would find them)."""
-    from groundqa.app import configure_caches, configure_lm, open_store
-    from groundqa.judges.answer_judge import set_disk_cache as set_judgment_cache
+    from groundqa.app import configure_lm, open_store
     from groundqa.programs.grounded_qa import GroundedQA, QAConfig
     from groundqa.programs.retriever import Retriever
     from groundqa.runtime.guarded_lm import unwrap
-    from groundqa.store.embeddings import get_embedder, set_disk_cache
+    from groundqa.store.embeddings import get_embedder
 
-    with scratch_dir("groundqa-sentences-") as home:
-        (home / "cache").mkdir(parents=True)
-        models = Path(base.cache_dir) / "models"
-        models.mkdir(parents=True, exist_ok=True)
-        (home / "cache" / "models").symlink_to(models.resolve(), target_is_directory=True)
+    with scratch_home(base, "groundqa-sentences-") as home:
         settings = base.model_copy(update={"home": home, "cache": True, "collection": collection,
                                            "embed_sentences": embed_sentences})
-        try:
-            configure_caches(settings)
-            lm = configure_lm(settings)
-            store = open_store(settings)
-            drop_process_caches()
-            started = time.perf_counter()
-            report = store.ingest(list(docs), settings.chunk_size, settings.chunk_overlap)
-            ingest_s = time.perf_counter() - started
-            say(f"embed_sentences={embed_sentences}: {report.chunks_total} chunks ingested in {ingest_s:.1f} s "
-                f"(sentences {report.stage_seconds.get('embed_sentences', 0.0):.1f} s)")
-            warm_up(unwrap(lm), store, judge_settings=base)
-            program = GroundedQA(Retriever(store, k=settings.k, cache=None), QAConfig.for_lm(settings.lm))
-            drop_process_caches()
-            embedder = get_embedder()
-            encoded_before = embedder.stats["encoded"]
-            answers: list[tuple[str, str | None]] = []
-            judge_s = 0.0
-            started = time.perf_counter()
-            for question in questions:
-                result = program.run(question.question)
-                answers.append((result.answer, result.abstain_reason.value if result.abstain_reason else None))
-                judge_s += result.usage.judge_ms / 1000
-            seconds = time.perf_counter() - started
-            encoded = int(embedder.stats["encoded"] - encoded_before)
-        finally:  # release the temporary caches before their folder goes
-            dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
-            set_disk_cache(None)
-            set_judgment_cache(None)
+        lm = configure_lm(settings)  # the caches under the scratch home, before ingesting
+        store = open_store(settings)
+        drop_process_caches()
+        started = time.perf_counter()
+        report = store.ingest(list(docs), settings.chunk_size, settings.chunk_overlap)
+        ingest_s = time.perf_counter() - started
+        say(f"embed_sentences={embed_sentences}: {report.chunks_total} chunks ingested in {ingest_s:.1f} s "
+            f"(sentences {report.stage_seconds.get('embed_sentences', 0.0):.1f} s)")
+        warm_up(unwrap(lm), store, judge_settings=base)
+        program = GroundedQA(Retriever(store, k=settings.k, cache=None), QAConfig.for_lm(settings.lm))
+        drop_process_caches()
+        embedder = get_embedder()
+        encoded_before = embedder.stats["encoded"]
+        answers: list[tuple[str, str | None]] = []
+        judge_s = 0.0
+        started = time.perf_counter()
+        for question in questions:
+            result = program.run(question.question)
+            answers.append((result.answer, result.abstain_reason.value if result.abstain_reason else None))
+            judge_s += result.usage.judge_ms / 1000
+        seconds = time.perf_counter() - started
+        encoded = int(embedder.stats["encoded"] - encoded_before)
     n = max(1, len(questions))
     return {"embed_sentences": embed_sentences, "chunks": report.chunks_total, "ingest_s": ingest_s,
             "sentences_s": report.stage_seconds.get("embed_sentences", 0.0), "seconds": seconds,

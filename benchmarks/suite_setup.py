@@ -65,6 +65,28 @@ def scratch_dir(prefix: str) -> Iterator[Path]:
         yield Path(tmp)
 
 
+@contextlib.contextmanager
+def scratch_home(base: Any, prefix: str) -> Iterator[Path]:
+    """A temporary project home whose model cache links ``base``'s (settings): no model is assembled again. When it
+    ends, DSPy's, the embedding and the answer judge's caches are let go before their folder goes."""
+    with scratch_dir(prefix) as home:
+        (home / "cache").mkdir(parents=True)
+        models = Path(base.cache_dir) / "models"
+        models.mkdir(parents=True, exist_ok=True)
+        (home / "cache" / "models").symlink_to(models.resolve(), target_is_directory=True)
+        try:
+            yield home
+        finally:
+            import dspy
+
+            from groundqa.judges.answer_judge import set_disk_cache as set_judgment_cache
+            from groundqa.store.embeddings import set_disk_cache
+
+            dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
+            set_disk_cache(None)
+            set_judgment_cache(None)
+
+
 # -- options and data ----------------------------------------------------------------------------
 def suite_option(args: argparse.Namespace, name: str, env: str, default: Any) -> Any:
     """An option from ``args`` (:mod:`benchmarks.peers`' flags), else the environment, else ``default``.

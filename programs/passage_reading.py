@@ -15,7 +15,7 @@ answer depends on whether a vector came from ingestion or from the question.
 
 from __future__ import annotations
 
-from groundqa.judges.premise_units import parse_premise
+from groundqa.judges.premise_units import premise_sentences
 from groundqa.signatures.types import Passage
 from groundqa.text import embedded_text
 
@@ -30,7 +30,7 @@ def texts_embedded(text: str, title: str) -> list[str]:
     passage = Passage(chunk_id="", doc_id="", title=title, text=text)
     out = dict.fromkeys(embedded_text(sentence, title) for sentence, _ in sentences_of(text, title))
     for premise in (titled(passage), premise_of(passage)):
-        out.update(dict.fromkeys(parse_premise(premise).sentences))
+        out.update(dict.fromkeys(premise_sentences(premise)))
     return list(out)
 
 

@@ -4,23 +4,12 @@ switch the cache off without failing the call."""
 from pathlib import Path
 
 import pytest
+from counting_minilm import CountingModel
 
 from groundqa.store import embeddings
 from groundqa.store.embeddings import DiskVectorCache, get_embedder, set_disk_cache
 
 TEXTS = ["The harbor has twelve lights.", "The mill was built in 1820.", "Calder is an island."]
-
-
-class CountingModel:
-    """Wraps the real MiniLM and counts the texts it encodes."""
-
-    def __init__(self, model) -> None:
-        self.model = model
-        self.encoded: list[str] = []
-
-    def encode(self, texts, **kwargs):
-        self.encoded.extend(texts)
-        return self.model.encode(texts, **kwargs)
 
 
 @pytest.fixture

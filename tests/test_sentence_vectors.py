@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from counting_minilm import CountingModel
 
 from groundqa.app import open_store
 from groundqa.config import Settings
@@ -39,21 +40,6 @@ QUESTIONS = [
     "How deep was the Lettice Shaft?",
     "What was Tomas Wendle's annual salary?",
 ]
-
-
-class CountingModel:
-    """Wraps the real MiniLM and records the texts it encodes."""
-
-    def __init__(self, model) -> None:
-        self.model = model
-        self.encoded: list[str] = []
-
-    def encode(self, texts, **kwargs):
-        self.encoded.extend(texts)
-        return self.model.encode(texts, **kwargs)
-
-    def __getattr__(self, name):
-        return getattr(self.model, name)
 
 
 @pytest.fixture

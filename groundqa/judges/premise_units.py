@@ -89,6 +89,12 @@ def parse_premise(text: str) -> ParsedPremise:
     return ParsedPremise(header, sentences, tuple(units))
 
 
+def premise_sentences(text: str) -> tuple[str, ...]:
+    """The sentences the judge reads of a premise (:func:`parse_premise`'s), without building its units: what an index
+    embeds ahead of a question (:mod:`groundqa.programs.passage_reading`)."""
+    return _header_and_sentences(text)[1]
+
+
 def _header_and_sentences(text: str) -> tuple[str | None, tuple[str, ...]]:
     """The ``Title:`` line (or, failing one, the first of several sentences) and the body's sentences."""
     header: str | None = None
