@@ -9,8 +9,10 @@ session 52: some 0.4 s of a question's 0.6 s went to MiniLM). :func:`texts_embed
 store embeds them with its chunks (:class:`~groundqa.store.chroma_store.CorpusStore`'s ``reading``), into the
 embedding caches, and a question then embeds only itself and its queries.
 
-It is only a head start: a form that changes here or in a reading is embedded when first read, as before, and no
-answer depends on whether a vector came from ingestion or from the question.
+It is only a head start: a form that changes here or in a reading is embedded when first read, as before. The vectors
+are the ones a question would compute (float32; only a batch's padding can move one in its seventh decimal), and the
+answers were the same both ways wherever it was measured (``python -m benchmarks run --suite sentences``,
+``tests/test_sentence_vectors.py``).
 """
 
 from __future__ import annotations

@@ -226,7 +226,7 @@ class CorpusStore:
     ) -> None:
         """``reading(text, title)``: the texts a reader of a chunk will embed (the program's forms of its sentences,
         :func:`groundqa.programs.passage_reading.texts_embedded`); ingestion embeds them with the chunk, into the
-        embedding caches, so that a question does not. None: chunks only."""
+        embedding disk cache, so that a question does not. None: chunks only."""
         self.path, self.url = path, url
         self.reading = reading
         self.client = client or open_client(path, url)
