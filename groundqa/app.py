@@ -29,10 +29,16 @@ def configure_caches(settings: Settings) -> None:
 def open_store(settings: Settings) -> CorpusStore:
     """The configured Chroma collection (persistent under the home, or a server via chroma_url)."""
     configure_caches(settings)
-    reading = None
-    if settings.embed_sentences:  # the program's modules load with it (half a second), not with every store
-        from groundqa.programs.passage_reading import texts_embedded as reading
-    return CorpusStore(settings.chroma_dir, collection=settings.collection, url=settings.chroma_url, reading=reading)
+    return CorpusStore(settings.chroma_dir, collection=settings.collection, url=settings.chroma_url,
+                       reading=texts_read if settings.embed_sentences else None)
+
+
+def texts_read(text: str, title: str) -> list[str]:
+    """What the program embeds when it reads a chunk (:func:`groundqa.programs.passage_reading.texts_embedded`),
+    imported when an ingestion first writes a chunk: opening a store loads no program module (half a second)."""
+    from groundqa.programs.passage_reading import texts_embedded
+
+    return texts_embedded(text, title)
 
 
 def guarded_lm(settings: Settings, replay: Trace | None = None, **overrides: Any) -> tuple[GuardedLM, Any]:

@@ -178,12 +178,12 @@ def prefixed_opposites(token: str, tokens: frozenset[str]) -> set[str]:
     """The tokens of ``tokens`` that are ``token`` with a negative prefix added or taken away."""
     found: set[str] = set()
     for prefix in _NEGATIVE_PREFIXES:
-        # (the word without the prefix, the other side's token): the prefix added, or taken away
-        pairs = ((token, prefix + token), (token[len(prefix):], token[len(prefix):]) if token.startswith(prefix) else None)
-        for pair in pairs:
-            if pair is None or pair[1] not in tokens or len(pair[0]) < 4:
+        pairs = [(token, prefix + token)]  # (the word without the prefix, the other side's token)
+        if token.startswith(prefix):
+            pairs.append((token[len(prefix):], token[len(prefix):]))
+        for base, other in pairs:
+            if len(base) < 4 or other == token or other not in tokens:
                 continue
-            base, other = pair
             if prefix == "un" or (_ADJECTIVAL.search(base) and (prefix != "a" or len(base) >= 7)):
                 found.add(other)
     return found

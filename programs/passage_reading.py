@@ -7,7 +7,7 @@ the premise verifier judges the passage after its title (:func:`~.premises.title
 not seen before, those sentences were most of the program's own time on the embedded default (the quality suite,
 session 52: some 0.4 s of a question's 0.6 s went to MiniLM). :func:`texts_embedded` lists them for one passage; the
 store embeds them with its chunks (:class:`~groundqa.store.chroma_store.CorpusStore`'s ``reading``), into the
-embedding caches, and a question then embeds only itself and its queries.
+embedding disk cache, and a question then embeds only itself and its queries.
 
 It is only a head start: a form that changes here or in a reading is embedded when first read, as before. The vectors
 are the ones a question would compute (float32; only a batch's padding can move one in its seventh decimal), and the

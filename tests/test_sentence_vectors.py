@@ -104,7 +104,8 @@ def test_prepare_fills_the_disk_cache_only(tmp_path: Path, counted: CountingMode
 
 def test_ingestion_reports_its_sentence_stage_and_the_setting_turns_it_off(home: Path) -> None:
     store = open_store(Settings(home=home, collection="sentences-on"))
-    assert store.reading is texts_embedded
+    assert store.reading is not None and store.reading("A pier. It was built in 1871.", "Calder Pier") == texts_embedded(
+        "A pier. It was built in 1871.", "Calder Pier")
     report = store.ingest(CORPUS[:1])
     assert report.stage_seconds.get("embed_sentences", 0.0) > 0.0
     assert open_store(Settings(home=home, collection="sentences-off", embed_sentences=False)).reading is None

@@ -479,7 +479,8 @@ class CorpusStore:
 
     def _prepare_reading(self, batch: list[tuple[Chunk, Document, dict[str, Any]]], stages: dict[str, float]) -> None:
         """Embed what a reader of the batch's chunks will embed (``reading``), as questions embed it (stage
-        ``embed_sentences``). A head start only: it adds no chunk and changes no vector a question reads."""
+        ``embed_sentences``). A head start only: it adds no chunk, and its vectors are the float32 ones a question would
+        compute (:meth:`~groundqa.store.embeddings.Embedder.prepare`)."""
         prepare = getattr(self.embedder, "prepare", None)
         if self.reading is None or prepare is None:
             return
