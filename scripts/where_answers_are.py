@@ -6,6 +6,7 @@ there to quote. For a questions file and its corpus (development data only, like
 
     python scripts/where_answers_are.py --questions datasets/workbench/valley/questions.jsonl \
         --corpus datasets/workbench/valley/corpus.jsonl [--type multi] [--gate NAME=VALUE ...]
+    python scripts/where_answers_are.py --squad ../shared/data/squad2/dev-v2.0.json --sample 600
 
 prints one line per wrong answerable question (question, where the gold answer was, the program's answer or
 refusal) and the counts. "Wrong" is a composite score below 0.75, as the workbench figures count; "the gold answer"
@@ -52,21 +53,30 @@ def where(golds: list[str], shown: list[str], retrieved: list[str], corpus: list
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--questions", required=True)
-    parser.add_argument("--corpus", required=True)
+    parser.add_argument("--questions")
+    parser.add_argument("--corpus")
+    parser.add_argument("--squad", help="a SQuAD 2.0 JSON file: its training articles only")
+    parser.add_argument("--sample", type=int, default=600)
     parser.add_argument("--type", help="only questions of this type (e.g. multi)")
     parser.add_argument("--gate", action="append", default=[], help="NAME=VALUE, as groundqa evaluate takes it")
     args = parser.parse_args(argv)
 
     from groundqa.cli.common import gate_overrides
     from groundqa.datasets.loaders import load_corpus, load_questions_jsonl
+    from groundqa.datasets.squad import load_squad2
     from groundqa.errors import GroundQAError
     from groundqa.metrics.composite import score_item
     from groundqa.workbench import corpus_program
 
     try:
         gates = gate_overrides(args.gate)
-        docs, questions = load_corpus(args.corpus).items, load_questions_jsonl(args.questions).items
+        if args.squad:
+            docs, questions, _ = load_squad2(args.squad, sample=args.sample, articles="train")
+        elif args.questions and args.corpus:
+            docs, questions = load_corpus(args.corpus).items, load_questions_jsonl(args.questions).items
+        else:
+            print("where_answers_are: give --squad, or --questions and --corpus", file=sys.stderr)
+            return 2
     except (GroundQAError, OSError, ValueError) as exc:
         print(f"where_answers_are: {exc}", file=sys.stderr)
         return 2
