@@ -344,6 +344,101 @@ def name_in_place(question: str, sentence: str) -> str | None:
     return None
 
 
+def _counted(words: str, step: int = 1) -> dict[str, int]:
+    """Number words in order, each worth its place times ``step`` ("_" holds a place no word takes)."""
+    return {w: i * step for i, w in enumerate(re.findall(r"[a-z_]+", words)) if w != "_"}
+
+
+_UNITS = _counted("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+                  "sixteen seventeen eighteen nineteen")
+_TENS = _counted("_ _ twenty thirty forty fifty sixty seventy eighty ninety", 10)
+_ORDINAL_UNITS = _counted("_ first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+                          "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth")
+_ORDINAL_TENS = _counted("_ _ twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth", 10)
+_SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+_DIGITS = re.compile(r"(\d[\d,]*(?:\.\d+)?)(st|nd|rd|th)?")
+_YEAR_WORD = re.compile(r"1\d{3}|20\d{2}")
+
+
+def _number_part(word: str) -> tuple[float, bool] | None:
+    """(value, is an ordinal) of one word of a number ("twenty-fourth": 24, an ordinal; "1,500": 1500), else ``None``.
+    A scale word ("thousand") is read by :func:`_number_spans`."""
+    low = word.lower()
+    if (digits := _DIGITS.fullmatch(word)) is not None:
+        return float(digits.group(1).replace(",", "")), digits.group(2) is not None
+    if low in _UNITS and low != "one":
+        return float(_UNITS[low]), False
+    if low in _TENS:
+        return float(_TENS[low]), False
+    if low in _ORDINAL_UNITS or low in _ORDINAL_TENS:
+        return float(_ORDINAL_UNITS.get(low) or _ORDINAL_TENS[low]), True
+    tens, _, unit = low.partition("-")  # "twenty-four", "thirty-fourth"
+    if tens in _TENS and unit:
+        if unit in _UNITS:
+            return float(_TENS[tens] + _UNITS[unit]), False
+        if unit in _ORDINAL_UNITS:
+            return float(_TENS[tens] + _ORDINAL_UNITS[unit]), True
+    return None
+
+
+def _number_spans(slots: tuple[tuple[str, str, bool], ...]) -> list[tuple[int, int, tuple[float, bool]]]:
+    """(start, end, (value, is an ordinal)) of each number of a text's words (:func:`_slots`): digits, words and both
+    with a scale ("three thousand", "fifteen hundred", "one hundred", "5.25 million", "thirty-fourth"). "One" counts
+    only before a scale word: alone it is mostly a pronoun ("the oldest one")."""
+    spans: list[tuple[int, int, tuple[float, bool]]] = []
+    i = 0
+    while i < len(slots):
+        low = slots[i][0].lower()
+        following = slots[i + 1][0].lower() if i + 1 < len(slots) else ""
+        part = (1.0, False) if low in ("one", "a") and following in _SCALES else _number_part(slots[i][0])
+        if part is None:
+            i += 1
+            continue
+        start, total, current, ordinal = i, 0.0, part[0], part[1]
+        i += 1
+        while i < len(slots) and not ordinal:
+            low = slots[i][0].lower()
+            if low in _SCALES:
+                if _SCALES[low] == 100:
+                    current *= 100
+                else:
+                    total, current = total + current * _SCALES[low], 0.0
+            elif (more := _number_part(slots[i][0])) is not None and not slots[i][0][0].isdigit() and more[0] < 100:
+                current, ordinal = current + more[0], more[1]  # "one hundred *twenty*"
+            else:
+                break
+            i += 1
+        spans.append((start, i, (total + current, ordinal)))
+    return spans
+
+
+def number_in_place(question: str, sentence: str) -> str | None:
+    """How ``sentence`` puts another number where ``question`` has one, in the same words around it, else ``None``:
+    "Whose city hall was used for filming on *8* April 2015?" is not answered by "… London's City Hall was filmed on
+    *18* April 2015", nor "the *thirty-fourth* James Bond film" by "the *twenty-fourth* James Bond film", nor "numbered
+    over *three thousand*" by "numbered over *one thousand*": SQuAD 2.0 makes unanswerable questions so. Numbers are
+    compared by value, written in digits or in words; a year is left to the year rule (:func:`conflict`), a number the
+    sentence also says anywhere swaps nothing, and a count is no rank ("*4* films" is not "the *fourth* film")."""
+    q, s = _slots(question), _slots(strip_citations(sentence))
+
+    def year(words: tuple[tuple[str, str, bool], ...], start: int, end: int) -> bool:
+        return end - start == 1 and _YEAR_WORD.fullmatch(words[start][0]) is not None
+
+    asked = [span for span in _number_spans(q) if not year(q, span[0], span[1])]
+    if not asked:
+        return None
+    said = _number_spans(s)
+    values = {span[2] for span in said}
+    for qs, qe, value in asked:
+        if value in values:
+            continue
+        for ss, se, other in said:
+            if other[1] == value[1] and not year(s, ss, se) and _same_frame(q, qs, qe, s, ss, se):
+                return (f"says {' '.join(w[0] for w in s[ss:se])!r} where the question has "
+                        f"{' '.join(w[0] for w in q[qs:qe])!r}")
+    return None
+
+
 _FOR_NAME = re.compile(r"\b[Ff]or ((?:the )?[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)*)")
 
 
@@ -568,5 +663,5 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
 
 
 __all__ = ["ANTONYMS", "Contradiction", "asks_doer", "conflict", "conflict_about", "direction_reversed",
-           "find_contradiction", "name_in_place", "negated_modifier", "order_swapped", "refused_acts", "side_swapped",
+           "find_contradiction", "name_in_place", "number_in_place", "negated_modifier", "order_swapped", "refused_acts", "side_swapped",
            "without_object_clauses"]

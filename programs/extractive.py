@@ -92,7 +92,7 @@ class Extraction:
     opposite (:data:`MADE_BY_SWAP`), where it does: the question was made from it, and no other sentence answers."""
 
 
-MADE_BY_SWAP = frozenset({"antonym", "direction", "modifier", "order", "side"})
+MADE_BY_SWAP = frozenset({"antonym", "direction", "modifier", "number", "order", "side"})
 """Swaps that make an unanswerable question of the sentence they turn (SQuAD 2.0 writes them so): an opposite ("the
 *strong* force" for "the *weak* force"), a relation turned round (:mod:`.contradiction`). Not a negation ("*not*
 identified … *until* the work of Isaac Newton" answers who identified gravity), another year, another person

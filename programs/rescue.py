@@ -59,18 +59,21 @@ acting on an extended body, *what* do you need …?" asks what."""
 
 
 def rescue_answer(question: str, context: NumberedContext, judge: AnswerJudgment, floor: float, candidates: int,
-                  citable: set[int] | None = None, typed: bool = False) -> Rescue | None:
+                  citable: set[int] | None = None, typed: bool = False, denials: bool = True) -> Rescue | None:
     """The best of the ``candidates`` best-ranked citable sentences by the judge's margin, if it reaches ``floor``;
     ``typed``: only sentences that hold a value of the type ``question`` asks for, where it asks for one ("Margit
     Brask was born in Tellwick" gives no year); a question that plainly asks when or how many or much reads only such
     sentences either way (:data:`_VALUED`), and so does a who-question ("… she married the solicitor Henry Dane" names
     no wife of Josiah Pellworth). A question that asks what is not so reads only sentences that deny
-    or exclude something, as the answerability check does (:attr:`Asked.denied`)."""
+    or exclude something, as the answerability check does (:attr:`Asked.denied`); without ``denials``, any other
+    question reads none of them: after a premise refusal, "Brunnfeld has *never had* its own hospital; injured climbers
+    are taken to …" denies what "Which ward of Brunnfeld's hospital treats injured climbers?" takes for granted."""
     what = asked(question)
     valued = (typed or (what.kind in ("date", "number") and _VALUED.match(question.strip()) is not None)
               or what.kind == "person")
     ranked = list(islice((c for c in _readable(question, context, citable)
-                          if not valued or what.kind in (None, "yes_no") or holds_value(what, c.text)), candidates))
+                          if (not valued or what.kind in (None, "yes_no") or holds_value(what, c.text))
+                          and (denials or what.denied or not says_denial(c.text, question))), candidates))
     best = _best(question, context, judge, ranked)
     return best if best is not None and best.margin >= floor else None
 

@@ -52,8 +52,10 @@ def test_the_judge_gates_are_off_below_the_off_value_and_round_trip() -> None:
     assert Gates().answer_judge <= JUDGE_OFF and Gates().answer_rescue >= RESCUE_OFF
     assert QAConfig.for_lm("embedded").gates.answer_rescue == 3.0  # the embedded default rescues
     assert QAConfig.for_lm("openai/gpt-4o-mini").gates.answer_rescue >= RESCUE_OFF
-    # reading the passages after a premise refusal is off everywhere until a calibration turns it on
-    assert all(QAConfig.for_lm(lm).gates.premise_rescue >= RESCUE_OFF for lm in ("embedded", "openai/gpt-4o-mini"))
+    # the embedded default reads the passages after a premise refusal (margin 2.0, session 53); a capable LM judges
+    # premises itself, and the rescue is off until a calibration turns it on
+    assert QAConfig.for_lm("embedded").gates.premise_rescue == 2.0
+    assert QAConfig.for_lm("openai/gpt-4o-mini").gates.premise_rescue >= RESCUE_OFF
 
 
 def test_a_sentence_the_judge_doubts_is_not_quoted() -> None:
@@ -249,17 +251,19 @@ def test_a_premise_refusal_is_overturned_only_by_a_sentence_the_judge_reads_as_t
 
 
 def test_the_shipped_judge_answers_a_look_up_the_premise_rules_refused(tmp_path: Path) -> None:
-    """End to end on the real embedded model and its shipped judge (documents written for this test), with
-    ``premise_rescue`` at -0.5: the look-up is answered from the passage that states the depth; a question whose
-    premise the corpus does not hold (what the vehicle cost) and one whose premise a passage contradicts stay
-    refused; at the default (off) the look-up is refused."""
-    assert _rov_program(tmp_path).run("how deep can the ROV Marrowdeep go").abstained
-    program = _rov_program(tmp_path, premise_rescue=-0.5)
-    result = program.run("how deep can the ROV Marrowdeep go")
-    assert not result.abstained and "4,000 metres" in result.answer
-    assert program.run("How much did the ROV Marrowdeep cost to build?").abstained
-    contradicted = program.run("Why was the RV Ellen Strand built in Lorvin in 1979?")
-    assert contradicted.abstained and contradicted.abstain_reason is not None
+    """End to end on the real embedded model and its shipped judge (documents written for this test), at the embedded
+    default (``premise_rescue`` 2.0) and at -0.5: the look-up is answered from the passage that states the depth; a
+    question whose premise the corpus does not hold (what the vehicle cost) and one whose premise a passage
+    contradicts stay refused; with the rescue off the look-up is refused, as the rules alone read it."""
+    assert _rov_program(tmp_path, premise_rescue=RESCUE_OFF).run("how deep can the ROV Marrowdeep go").abstained
+    for margin in (2.0, -0.5):
+        program = _rov_program(tmp_path) if margin == 2.0 else _rov_program(tmp_path, premise_rescue=margin)
+        assert program.gates.premise_rescue == margin
+        result = program.run("how deep can the ROV Marrowdeep go")
+        assert not result.abstained and "4,000 metres" in result.answer
+        assert program.run("How much did the ROV Marrowdeep cost to build?").abstained
+        contradicted = program.run("Why was the RV Ellen Strand built in Lorvin in 1979?")
+        assert contradicted.abstained and contradicted.abstain_reason is not None
 
 
 def test_warm_up_loads_the_judge_only_where_a_gate_asks_for_it() -> None:

@@ -62,6 +62,12 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "granddaughter": "grandfather grandmother grandparent", "grandson": "grandfather grandmother grandparent",
     "rebuild": "restoration restored rebuilt reconstruction repair repaired",
     "play": "player played",
+    # a part in a film or a play: "Which actor *portrayed* Aldo Brenn?" / "Tomas Ekberg *was cast as* Aldo Brenn",
+    # "… *reprised his role as* Aldo Brenn"
+    "portray": "cast role play played star starred reprise reprised",
+    "actor": "cast role played starred",
+    "actress": "cast role played starred",
+    "movie": "film films",
     "call": "name named renamed known traded dubbed nickname nicknamed",  # "What was it *called* before 1819?" / "*traded as* … until 1819"
     "found": "establish established set start started",  # "the *founder* of the school" / "It was *set up* in 1809 by"
     "founder": "establish established set start started",
