@@ -116,10 +116,19 @@ def acronyms(text: str) -> list[str]:
             for m in _ACRONYM.finditer(text)]
 
 
+_LINKING = frozenset({"and", "of", "the", "for", "in", "on", "to", "a", "an", "&"})
+
+
 def spells_out(acronym: str, text: str) -> bool:
     """Whether ``text`` writes ``acronym`` out as the initials of consecutive words ("GC": "the tracing *garbage
-    collector*", "LSP": "the *Language Server Protocol*")."""
+    collector*", "LSP": "the *Language Server Protocol*"), with or without the small words between them ("ELF": the
+    "*Executable and Linkable Format*")."""
     letters = acronym.lower()
-    words = re.findall(r"[A-Za-z]+", text)
-    return len(letters) >= 2 and any("".join(w[0].lower() for w in words[i:i + len(letters)]) == letters
-                                     for i in range(len(words) - len(letters) + 1))
+    if len(letters) < 2:
+        return False
+    every = re.findall(r"[A-Za-z]+", text)
+    for words in (every, [w for w in every if w.lower() not in _LINKING]):
+        if any("".join(w[0].lower() for w in words[i:i + len(letters)]) == letters
+               for i in range(len(words) - len(letters) + 1)):
+            return True
+    return False

@@ -1823,6 +1823,10 @@ _HOLDERS_LIST = re.compile(r"\b(?:first|second|third),? (?:the [a-z]+ )?[A-Z][\w
 """A list of holders by rank with their terms ("first, Matthias Orlund (1847–1879); second, …"): years of office."""
 
 
+_STANDS_FOR = re.compile(r"(?:what|which \w+) (?:does|did|do) (?:the )?[\w.&-]+ stand for\W*$", re.I)
+"""A question that asks what an acronym's letters stand for."""
+
+
 def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 0.6, about: str = "",
           lead: str = "", page_opening: str = "") -> Answerability:
     """Score ``answer`` (citation marks ignored; ``title`` is its passage's title) against ``what``: 0 when
@@ -1837,6 +1841,9 @@ def check(what: Asked, answer: str, title: str = "", conflict_coverage: float = 
     page's first passage is at hand): "Penhallow resigned in 1904 because of failing eyesight" on a page that opens
     "… was the first principal of …" answers why he stepped down as principal."""
     text = strip_citations(answer)
+    if _STANDS_FOR.match(what.question.strip()) and any(spells_out(a, text) for a in acronyms(what.question)):
+        # "What does ELF stand for?": "… Executable and Linkable Format (ELF) programs …" writes it out
+        return Answerability(1.0, True, 1.0, ())
     if what.kind == "place" or (what.kind == "date" and not features(what.question).tokens & _LIFE_WORDS):
         # "Lena Tarrant (*born 1970*)" says when she was born: not where, nor when she did anything else ("In what
         # year did the racer ... *retire*?" is not answered by "Jorin Tschopp (born 11 March *1989*) is a retired racer")

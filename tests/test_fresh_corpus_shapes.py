@@ -60,6 +60,15 @@ def test_an_acronym_is_named_where_the_passage_writes_it_out():
     assert any("gc" in m for m in elsewhere.missing)
 
 
+def test_what_an_acronym_stands_for_is_answered_where_a_sentence_writes_it_out():
+    """Session 53: the small words between its initials are no letters of it ("*E*xecutable and *L*inkable *F*ormat")."""
+    assert spells_out("ELF", "programs in the Executable and Linkable Format (ELF)")
+    assert spells_out("DoD", "the Department of Defense")
+    what = asked("What does QRS stand for?")
+    assert check(what, "Its images are kept in the Quarterly Record of Surveys (QRS) format.").score == 1.0
+    assert check(what, "The QRS format was adopted in 1998.").score == 0.0  # named, not written out
+
+
 def test_a_sentence_about_another_persons_life_does_not_answer_for_the_bridge():
     works = passage("works", "Strenholm Works", "It was set up in 1761 by Count Aurel Vessendorf in his granary.")
     arcanist = passage("matthias-kolbeck", "Matthias Kolbeck",

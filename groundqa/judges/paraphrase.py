@@ -68,6 +68,7 @@ SYNONYMS: dict[str, frozenset[str]] = stemmed_groups({
     "actor": "cast role played starred",
     "actress": "cast role played starred",
     "movie": "film films",
+    "music": "composer composed score soundtrack",  # "Who wrote the *music* for it?" / "… returned as its *composer*"
     "call": "name named renamed known traded dubbed nickname nicknamed",  # "What was it *called* before 1819?" / "*traded as* … until 1819"
     "found": "establish established set start started",  # "the *founder* of the school" / "It was *set up* in 1809 by"
     "founder": "establish established set start started",
