@@ -1385,7 +1385,17 @@ def _unnamed(what: Asked, text: str) -> list[str]:
     # an acronym the text writes out ("the tracing *GC*": "the tracing *garbage collector*") is named
     spelled = {a.lower() for a in acronyms(what.question) if spells_out(a, text)}
     return [" ".join(name) for name in what.named
-            if not all(feats.covers(word) or word in spelled for word in name)] + numbered
+            if not all(feats.covers(word) or word in spelled for word in name)
+            and not _by_surname(name, feats)] + numbered
+
+
+def _by_surname(name: tuple[str, ...], feats: TextFeatures) -> bool:
+    """Whether ``feats`` speaks of a person the question names in full by the surname alone, as a page does after its
+    first mention ("In what city did Daniel Craig have surgery …?": "… Craig was flown to New York …"), written as a
+    name, and naming no one else of that surname ("Greta Voss" is not the Henrik Voss asked of)."""
+    return (len(name) == 2 and stem(name[-1]) not in NOT_A_PERSON and not feats.covers(name[0])
+            and any(other[-1] == name[-1] for other in feats.names)  # said as a name: "the *canal* boats" is none
+            and not any(len(other) >= 2 and other[-1] == name[-1] and other[0] != name[0] for other in feats.names))
 
 
 _LENGTH_UNIT = r"(?:metres?|meters?|m|km|kilometres?|kilometers?|feet|ft|foot|miles?)"

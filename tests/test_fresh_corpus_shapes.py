@@ -69,6 +69,18 @@ def test_what_an_acronym_stands_for_is_answered_where_a_sentence_writes_it_out()
     assert check(what, "The QRS format was adopted in 1998.").score == 0.0  # named, not written out
 
 
+def test_a_person_named_in_full_is_spoken_of_by_the_surname_alone():
+    """Session 53: after its first mention a page calls a person by the surname; a namesake, or a word that is no name
+    ("the *canal* boats" for the Panama Canal), is not the person asked of."""
+    what = asked("In what city did Tobias Wrenfield have surgery on his knee?")
+    assert check(what, "During a break in filming, Wrenfield was flown to Lorvin for surgery on his knee.").score >= 0.6
+    namesake = check(what, "During a break in filming, Ada Wrenfield was flown to Lorvin for surgery on her knee.")
+    assert namesake.score == 0.0
+    canal = check(asked("In what year did the Panama Canal open?"), "Cargo moved to canal boats at the basin, which "
+                                                                     "opened in April 1831.")
+    assert any("panama canal" in m for m in canal.missing)
+
+
 def test_a_sentence_about_another_persons_life_does_not_answer_for_the_bridge():
     works = passage("works", "Strenholm Works", "It was set up in 1761 by Count Aurel Vessendorf in his granary.")
     arcanist = passage("matthias-kolbeck", "Matthias Kolbeck",
