@@ -17,6 +17,22 @@ from groundqa.experiment_data import ExperimentData
 from groundqa.ingest import ingest_documents
 
 
+def development_data(squad: str | None, sample: int, questions: str | None,
+                     corpus: str | None) -> tuple[list[Document], list[Question]]:
+    """The documents and questions a development script studies: ``sample`` questions of a SQuAD 2.0 file's *training*
+    articles (never the held-out ones), or a questions file and its corpus. Raises ``ValueError`` when neither is
+    given, and what the loaders raise for an unreadable file."""
+    from groundqa.datasets.loaders import load_corpus, load_questions_jsonl
+    from groundqa.datasets.squad import load_squad2
+
+    if squad:
+        docs, asked, _ = load_squad2(squad, sample=sample, articles="train")
+        return docs, asked
+    if questions and corpus:
+        return load_corpus(corpus).items, load_questions_jsonl(questions).items
+    raise ValueError("give --squad, or --questions and --corpus")
+
+
 def corpus_settings(name: str, docs: Sequence[Document], questions: Sequence[Question]) -> Settings:
     """Settings on the corpus's own collection, with the LM configured and ``docs`` ingested."""
     settings = Settings().model_copy(

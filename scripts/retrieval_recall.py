@@ -29,19 +29,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from groundqa.app import build_program
-    from groundqa.datasets.loaders import load_corpus, load_questions_jsonl
-    from groundqa.datasets.squad import load_squad2
     from groundqa.errors import GroundQAError
-    from groundqa.workbench import corpus_settings
+    from groundqa.workbench import corpus_settings, development_data
 
     try:
-        if args.squad:
-            docs, questions, _ = load_squad2(args.squad, sample=args.sample, articles="train")
-        elif args.questions and args.corpus:
-            docs, questions = load_corpus(args.corpus).items, load_questions_jsonl(args.questions).items
-        else:
-            print("retrieval_recall: give --squad, or --questions and --corpus", file=sys.stderr)
-            return 2
+        docs, questions = development_data(args.squad, args.sample, args.questions, args.corpus)
     except (GroundQAError, OSError, ValueError) as exc:
         print(f"retrieval_recall: {exc}", file=sys.stderr)
         return 2

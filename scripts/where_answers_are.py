@@ -62,21 +62,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from groundqa.cli.common import gate_overrides
-    from groundqa.datasets.loaders import load_corpus, load_questions_jsonl
-    from groundqa.datasets.squad import load_squad2
     from groundqa.errors import GroundQAError
     from groundqa.metrics.composite import score_item
-    from groundqa.workbench import corpus_program
+    from groundqa.workbench import corpus_program, development_data
 
     try:
         gates = gate_overrides(args.gate)
-        if args.squad:
-            docs, questions, _ = load_squad2(args.squad, sample=args.sample, articles="train")
-        elif args.questions and args.corpus:
-            docs, questions = load_corpus(args.corpus).items, load_questions_jsonl(args.questions).items
-        else:
-            print("where_answers_are: give --squad, or --questions and --corpus", file=sys.stderr)
-            return 2
+        docs, questions = development_data(args.squad, args.sample, args.questions, args.corpus)
     except (GroundQAError, OSError, ValueError) as exc:
         print(f"where_answers_are: {exc}", file=sys.stderr)
         return 2
