@@ -1156,8 +1156,8 @@ def swap_of(what: Asked, answer: str, coverage: float = 0.6, title: str = "", le
     # another name in the question's name's place ("*Galileo* was instrumental in describing …" for "*Newton* was
     # instrumental …"); a bridged answer answers its hop's question, which names the bridge
     if not lead:
-        for kind, read in (("name", name_in_place), ("number", number_in_place), ("side", side_swapped), ("direction", direction_reversed),
-                           ("modifier", negated_modifier), ("order", order_swapped)):
+        for kind, read in (("name", name_in_place), ("number", number_in_place), ("side", side_swapped),
+                           ("direction", direction_reversed), ("modifier", negated_modifier), ("order", order_swapped)):
             if (placed := read(what.question, text)) is not None:
                 return kind, placed
     found = conflict_about(features(plain_words(what.question)), features(text), coverage,  # the question's idioms read

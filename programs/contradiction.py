@@ -663,5 +663,5 @@ def find_contradiction(claim: str, passages: Sequence[Passage], threshold: float
 
 
 __all__ = ["ANTONYMS", "Contradiction", "asks_doer", "conflict", "conflict_about", "direction_reversed",
-           "find_contradiction", "name_in_place", "number_in_place", "negated_modifier", "order_swapped", "refused_acts", "side_swapped",
-           "without_object_clauses"]
+           "find_contradiction", "name_in_place", "negated_modifier", "number_in_place", "order_swapped", "refused_acts",
+           "side_swapped", "without_object_clauses"]

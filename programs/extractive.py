@@ -89,18 +89,19 @@ class Extraction:
     correction of the question's premise, where no sentence answers."""
     swapped: str = ""
     """How the best-ranked sentence repeats the question with a relation turned round, a word swapped for its
-    opposite or another number (:data:`MADE_BY_SWAP`), where it does: the question was made from it, and no other sentence answers."""
+    opposite or another number (:data:`MADE_BY_SWAP`), where it does: the question was made from it, and no other
+    sentence answers."""
 
 
 MADE_BY_SWAP = frozenset({"antonym", "direction", "modifier", "number", "order", "side"})
 """Swaps that make an unanswerable question of the sentence they turn (SQuAD 2.0 writes them so): an opposite ("the
 *strong* force" for "the *weak* force"), a relation turned round (:mod:`.contradiction`), another number in the same
 words ("the *twenty-fourth* James Bond film" for "the *thirty-fourth*": a question's number is rarely written otherwise
-in those words, a name's casing often is). Not a negation ("*not*
-identified … *until* the work of Isaac Newton" answers who identified gravity), another year, another person
-("*founded in 1838 by* Edwin Halloran and Piet Vesk" for who founded Halloran & Vesk), nor another name in a name's
-place: a question typed in lower case is read with the passages' capitals (:mod:`.casing`), and "who chairs the
-quorvane steering committee" then met "the *Gullwing* author" in its best sentence."""
+in those words, a name's casing often is). Not a negation ("*not* identified … *until* the work of Isaac Newton"
+answers who identified gravity), another year, another person ("*founded in 1838 by* Edwin Halloran and Piet Vesk"
+for who founded Halloran & Vesk), nor another name in a name's place: a question typed in lower case is read with the
+passages' capitals (:mod:`.casing`), and "who chairs the quorvane steering committee" then met "the *Gullwing* author"
+in its best sentence."""
 
 
 @lru_cache(maxsize=20_000)

@@ -156,7 +156,8 @@ class QAConfig(BaseModel):
             # (docs/BENCHMARKS.md sessions 29 and 30).
             base: dict[str, Any] = {"premise_extractor": "heuristic", "premise_judge": "offline", "max_passages": 3,
                                     "extractive_first": 0.0, "max_attempts": 1, "generate_unanswered": False,
-                                    "answer_rescue": 3.0, "typed_rescue": 1.5, "bridge_rescue": 3.0, "premise_rescue": 2.0,
+                                    "answer_rescue": 3.0, "typed_rescue": 1.5, "bridge_rescue": 3.0,
+                                    "premise_rescue": 2.0,
                                     "answer_preference": 2.0, "preference_trust": 1.0, "preference_floor": -4.0,
                                     "budgets": Budgets(max_context_chars=2400, max_answer_tokens=48, max_judgments=14)}
         else:
