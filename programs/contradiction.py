@@ -381,10 +381,13 @@ def _number_part(word: str) -> tuple[float, bool] | None:
     return None
 
 
-def _number_spans(slots: tuple[tuple[str, str, bool], ...]) -> list[tuple[int, int, tuple[float, bool]]]:
-    """(start, end, (value, is an ordinal)) of each number of a text's words (:func:`_slots`): digits, words and both
-    with a scale ("three thousand", "fifteen hundred", "one hundred", "5.25 million", "thirty-fourth"). "One" counts
-    only before a scale word: alone it is mostly a pronoun ("the oldest one")."""
+@lru_cache(maxsize=20_000)
+def _number_spans(text: str) -> tuple[tuple[int, int, tuple[float, bool]], ...]:
+    """(start, end, (value, is an ordinal)) of each number of ``text``, by its words' places (:func:`_slots`): digits,
+    words and both with a scale ("three thousand", "fifteen hundred", "one hundred", "5.25 million", "thirty-fourth").
+    "One" counts only before a scale word: alone it is mostly a pronoun ("the oldest one"). Cached, as :func:`_slots`:
+    the answer check reads one question against many sentences."""
+    slots = _slots(text)
     spans: list[tuple[int, int, tuple[float, bool]]] = []
     i = 0
     while i < len(slots):
@@ -409,7 +412,7 @@ def _number_spans(slots: tuple[tuple[str, str, bool], ...]) -> list[tuple[int, i
                 break
             i += 1
         spans.append((start, i, (total + current, ordinal)))
-    return spans
+    return tuple(spans)
 
 
 def number_in_place(question: str, sentence: str) -> str | None:
@@ -419,15 +422,16 @@ def number_in_place(question: str, sentence: str) -> str | None:
     over *three thousand*" by "numbered over *one thousand*": SQuAD 2.0 makes unanswerable questions so. Numbers are
     compared by value, written in digits or in words; a year is left to the year rule (:func:`conflict`), a number the
     sentence also says anywhere swaps nothing, and a count is no rank ("*4* films" is not "the *fourth* film")."""
-    q, s = _slots(question), _slots(strip_citations(sentence))
+    sentence = strip_citations(sentence)
+    q, s = _slots(question), _slots(sentence)
 
     def year(words: tuple[tuple[str, str, bool], ...], start: int, end: int) -> bool:
         return end - start == 1 and _YEAR_WORD.fullmatch(words[start][0]) is not None
 
-    asked = [span for span in _number_spans(q) if not year(q, span[0], span[1])]
+    asked = [span for span in _number_spans(question) if not year(q, span[0], span[1])]
     if not asked:
         return None
-    said = _number_spans(s)
+    said = _number_spans(sentence)
     values = {span[2] for span in said}
     for qs, qe, value in asked:
         if value in values:

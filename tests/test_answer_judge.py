@@ -274,3 +274,20 @@ def test_warm_up_loads_the_judge_only_where_a_gate_asks_for_it() -> None:
     assert other.warm_up() == ["wordnet"]
     embedded = GroundedQA(ScriptedRetriever([]), QAConfig.for_lm("embedded"))  # type: ignore[arg-type]
     assert embedded.warm_up() == ["wordnet", "answer judge"] and SHIPPED in answer_judge._shared
+
+
+def test_after_a_premise_refusal_a_sentence_that_denies_something_is_not_read() -> None:
+    """Session 53: "Brunnfeld has *never had* its own hospital; …" denies what "Which ward of Brunnfeld's hospital
+    treats injured climbers?" takes for granted. The rescue after a premise refusal (``denials=False``) does not read
+    it; the rescue of a ``not_answered`` refusal still may."""
+    question = "Which ward of Brunnfeld's hospital treats injured climbers?"
+    town = Passage(chunk_id="b#0", doc_id="b", title="Brunnfeld", score=0.7,
+                   text="Brunnfeld has never had its own hospital; injured climbers are taken to the cantonal hospital "
+                        "46 km down the valley.")
+    context = build_context([town], 4000)
+
+    def reads_everything(title: str, before: str, sentence: str, q: str) -> float:
+        return 4.0
+
+    assert rescue_answer(question, context, reads_everything, 2.0, 6) is not None
+    assert rescue_answer(question, context, reads_everything, 2.0, 6, denials=False) is None

@@ -13,7 +13,7 @@ import pytest
 
 from groundqa.programs.answerability import asked, check
 from groundqa.programs.context import build_context
-from groundqa.programs.contradiction import _number_spans, _slots, number_in_place
+from groundqa.programs.contradiction import _number_spans, number_in_place
 from groundqa.programs.extractive import extractive_answer
 from groundqa.signatures.types import Passage
 
@@ -28,7 +28,7 @@ from groundqa.signatures.types import Passage
     ("the oldest one of them", []),  # "one" alone is a pronoun
 ])
 def test_numbers_are_read_by_value_in_digits_or_words(text: str, values: list[tuple[float, bool]]) -> None:
-    assert [value for _, _, value in _number_spans(_slots(text))] == values
+    assert [value for _, _, value in _number_spans(text)] == values
 
 
 @pytest.mark.parametrize(("question", "sentence", "detail"), [
